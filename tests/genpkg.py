@@ -1,0 +1,59 @@
+"""Test helpers: generate a package from specs into a temp folder and import it."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Sequence
+
+from generator.cli import generate_files
+from generator.format import write_package
+from generator.load import load_paths
+from generator.model import Message, build_messages
+from generator.schema import validate_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+GENERATED = ROOT / "generated"
+CORPORA = ROOT.parent / "shared" / "kafka-specs"
+
+
+def corpus_folders() -> list[Path]:
+    """Every corpus folder in ../shared/kafka-specs, oldest first."""
+    if not CORPORA.is_dir():
+        return []
+    return sorted(p for p in CORPORA.iterdir() if p.is_dir())
+
+
+def kafka_python_specs() -> Path:
+    """The spec files inside the installed kafka-python (the fallback corpus)."""
+    import kafka
+
+    return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
+
+
+def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
+    raws = load_paths(spec_paths)
+    for raw in raws:
+        validate_spec(raw)
+    return build_messages(raws)
+
+
+def generate_package(
+    spec_paths: Sequence[Path], out_dir: Path, package: str, *, formatted: bool = False
+) -> ModuleType:
+    """Generate ``package`` into ``out_dir`` and import it (a fresh import every time)."""
+    files = generate_files(spec_paths, warn=False, formatted=formatted)
+    write_package(files, out_dir / package)
+    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        del sys.modules[name]
+    if str(out_dir) not in sys.path:
+        sys.path.insert(0, str(out_dir))
+    importlib.invalidate_caches()
+    return importlib.import_module(package)
+
+
+def import_module(package: str, module: str) -> ModuleType:
+    return importlib.import_module(f"{package}.{module}")
