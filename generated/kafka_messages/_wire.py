@@ -465,6 +465,10 @@ def guard_default(obj: object, attr: str, value: object) -> EncodeError:
     )
 
 
+def null_error(obj: object, attr: str) -> EncodeError:
+    return EncodeError("None in a field that is not nullable at this version", attr, obj)
+
+
 def tagged_in_plain_version(obj: object) -> EncodeError:
     return EncodeError(
         "unknown tagged fields are set, but this version is not flexible",

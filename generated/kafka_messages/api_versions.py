@@ -572,8 +572,8 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
         out += _wire.INT32.pack(len(obj.api_keys))
-        for item in obj.api_keys:
-            _write_api_versions_response_api_version_v0(item, out)
+        for api_keys_list_item in obj.api_keys:
+            _write_api_versions_response_api_version_v0(api_keys_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "error_code:int16 api_keys:[]struct") from None
 
@@ -609,8 +609,8 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
         out += _wire.INT32.pack(len(obj.api_keys))
-        for item in obj.api_keys:
-            _write_api_versions_response_api_version_v0(item, out)
+        for api_keys_list_item in obj.api_keys:
+            _write_api_versions_response_api_version_v0(api_keys_list_item, out)
         out += _wire.INT32.pack(obj.throttle_time_ms)
     except Exception as exc:
         raise _wire.encode_error(
@@ -827,15 +827,17 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
     try:
         out += _wire.INT16.pack(obj.error_code)
         _wire.write_uvarint(out, len(obj.api_keys) + 1)
-        for item in obj.api_keys:
-            _write_api_versions_response_api_version_v3(item, out)
+        for api_keys_list_item in obj.api_keys:
+            _write_api_versions_response_api_version_v3(api_keys_list_item, out)
         out += _wire.INT32.pack(obj.throttle_time_ms)
         tagged: list[tuple[int, bytes | bytearray]] = []
         if obj.supported_features != [] or 0 in obj.tags_on_wire:
             part = bytearray()
             _wire.write_uvarint(part, len(obj.supported_features) + 1)
-            for item in obj.supported_features:
-                _write_api_versions_response_supported_feature_key_v3(item, part)
+            for supported_features_list_item in obj.supported_features:
+                _write_api_versions_response_supported_feature_key_v3(
+                    supported_features_list_item, part
+                )
             tagged.append((0, part))
         if obj.finalized_features_epoch != -1 or 1 in obj.tags_on_wire:
             part = bytearray()
@@ -844,8 +846,10 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
         if obj.finalized_features != [] or 2 in obj.tags_on_wire:
             part = bytearray()
             _wire.write_uvarint(part, len(obj.finalized_features) + 1)
-            for item in obj.finalized_features:
-                _write_api_versions_response_finalized_feature_key_v3(item, part)
+            for finalized_features_list_item in obj.finalized_features:
+                _write_api_versions_response_finalized_feature_key_v3(
+                    finalized_features_list_item, part
+                )
             tagged.append((2, part))
         if obj.zk_migration_ready != False or 3 in obj.tags_on_wire:
             part = bytearray()

@@ -106,7 +106,8 @@ def encode_request(header: RequestHeader, body: Any) -> bytes:
             header,
         )
     header_version = request_header_version(api_key, api_version)
-    return header.encode(header_version) + body.encode(api_version)
+    payload: bytes = body.encode(api_version)
+    return header.encode(header_version) + payload
 
 
 def decode_response(frame: Buffer, api_key: int, api_version: int) -> tuple[ResponseHeader, Any]:
@@ -129,4 +130,5 @@ def encode_response(header: ResponseHeader, body: Any, api_key: int, api_version
             f"api key {api_key} was asked for, the body is a {type(body).__name__}", "", body
         )
     header_version = response_header_version(api_key, api_version)
-    return header.encode(header_version) + body.encode(api_version)
+    payload: bytes = body.encode(api_version)
+    return header.encode(header_version) + payload

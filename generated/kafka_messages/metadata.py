@@ -625,6 +625,8 @@ def _write_metadata_request_topic_v0(
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "name:string") from None
@@ -665,9 +667,11 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
+        if obj.topics is None:
+            raise _wire.null_error(obj, "topics")
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_request_topic_v0(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_request_topic_v0(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "topics:[]struct") from None
 
@@ -714,8 +718,8 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\xff\xff\xff\xff"
         else:
             out += _wire.INT32.pack(len(obj.topics))
-            for item in obj.topics:
-                _write_metadata_request_topic_v0(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v0(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "topics:[]struct?") from None
 
@@ -762,8 +766,8 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\xff\xff\xff\xff"
         else:
             out += _wire.INT32.pack(len(obj.topics))
-            for item in obj.topics:
-                _write_metadata_request_topic_v0(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v0(topics_list_item, out)
         out += _wire.BOOL.pack(obj.allow_auto_topic_creation)
     except Exception as exc:
         raise _wire.encode_error(
@@ -807,8 +811,8 @@ def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\xff\xff\xff\xff"
         else:
             out += _wire.INT32.pack(len(obj.topics))
-            for item in obj.topics:
-                _write_metadata_request_topic_v0(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v0(topics_list_item, out)
         out += _S_ooo.pack(
             obj.allow_auto_topic_creation,
             obj.include_cluster_authorized_operations,
@@ -850,6 +854,8 @@ def _write_metadata_request_topic_v9(
 ) -> None:
     """Encode MetadataRequestTopic at version 9."""
     try:
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -903,8 +909,8 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\x00"
         else:
             _wire.write_uvarint(out, len(obj.topics) + 1)
-            for item in obj.topics:
-                _write_metadata_request_topic_v9(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v9(topics_list_item, out)
         out += _S_ooo.pack(
             obj.allow_auto_topic_creation,
             obj.include_cluster_authorized_operations,
@@ -1002,8 +1008,8 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\x00"
         else:
             _wire.write_uvarint(out, len(obj.topics) + 1)
-            for item in obj.topics:
-                _write_metadata_request_topic_v10(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v10(topics_list_item, out)
         out += _S_ooo.pack(
             obj.allow_auto_topic_creation,
             obj.include_cluster_authorized_operations,
@@ -1069,8 +1075,8 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
             out += b"\x00"
         else:
             _wire.write_uvarint(out, len(obj.topics) + 1)
-            for item in obj.topics:
-                _write_metadata_request_topic_v10(item, out)
+            for topics_list_item in obj.topics:
+                _write_metadata_request_topic_v10(topics_list_item, out)
         out += _S_oo.pack(obj.allow_auto_topic_creation, obj.include_topic_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -1185,10 +1191,12 @@ def _write_metadata_response_topic_v0(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
         out += _wire.INT32.pack(len(obj.partitions))
-        for item in obj.partitions:
-            _write_metadata_response_partition_v0(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v0(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "error_code:int16 name:string partitions:[]struct"
@@ -1230,11 +1238,11 @@ def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v0(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v0(brokers_list_item, out)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v0(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v0(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "brokers:[]struct topics:[]struct") from None
 
@@ -1314,11 +1322,13 @@ def _write_metadata_response_topic_v1(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
         out += _wire.BOOL.pack(obj.is_internal)
         out += _wire.INT32.pack(len(obj.partitions))
-        for item in obj.partitions:
-            _write_metadata_response_partition_v0(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v0(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
@@ -1364,12 +1374,12 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v1(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v1(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "brokers:[]struct controller_id:int32 topics:[]struct"
@@ -1416,13 +1426,13 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v1(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v1(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct"
@@ -1474,13 +1484,13 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v1(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v1(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1569,11 +1579,13 @@ def _write_metadata_response_topic_v5(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
         out += _wire.BOOL.pack(obj.is_internal)
         out += _wire.INT32.pack(len(obj.partitions))
-        for item in obj.partitions:
-            _write_metadata_response_partition_v5(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v5(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
@@ -1625,13 +1637,13 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v5(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v5(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1722,11 +1734,13 @@ def _write_metadata_response_topic_v7(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
         out += _wire.BOOL.pack(obj.is_internal)
         out += _wire.INT32.pack(len(obj.partitions))
-        for item in obj.partitions:
-            _write_metadata_response_partition_v7(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v7(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
@@ -1778,13 +1792,13 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v7(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v7(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1832,11 +1846,13 @@ def _write_metadata_response_topic_v8(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
         out += _wire.BOOL.pack(obj.is_internal)
         out += _wire.INT32.pack(len(obj.partitions))
-        for item in obj.partitions:
-            _write_metadata_response_partition_v7(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v7(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
     except Exception as exc:
         raise _wire.encode_error(
@@ -1891,13 +1907,13 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
         out += _wire.INT32.pack(len(obj.brokers))
-        for item in obj.brokers:
-            _write_metadata_response_broker_v1(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         out += _wire.INT32.pack(len(obj.topics))
-        for item in obj.topics:
-            _write_metadata_response_topic_v8(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v8(topics_list_item, out)
         out += _wire.INT32.pack(obj.cluster_authorized_operations)
     except Exception as exc:
         raise _wire.encode_error(
@@ -2060,11 +2076,13 @@ def _write_metadata_response_topic_v9(
     """Encode MetadataResponseTopic at version 9."""
     try:
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
         out += _wire.BOOL.pack(obj.is_internal)
         _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for item in obj.partitions:
-            _write_metadata_response_partition_v9(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -2131,13 +2149,13 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
     try:
         out += _wire.INT32.pack(obj.throttle_time_ms)
         _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for item in obj.brokers:
-            _write_metadata_response_broker_v9(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         _wire.write_uvarint(out, len(obj.topics) + 1)
-        for item in obj.topics:
-            _write_metadata_response_topic_v9(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v9(topics_list_item, out)
         out += _wire.INT32.pack(obj.cluster_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -2199,12 +2217,14 @@ def _write_metadata_response_topic_v10(
     """Encode MetadataResponseTopic at versions 10-11."""
     try:
         out += _wire.INT16.pack(obj.error_code)
+        if obj.name is None:
+            raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
         _wire.write_uuid(out, obj.topic_id)
         out += _wire.BOOL.pack(obj.is_internal)
         _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for item in obj.partitions:
-            _write_metadata_response_partition_v9(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -2271,13 +2291,13 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
     try:
         out += _wire.INT32.pack(obj.throttle_time_ms)
         _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for item in obj.brokers:
-            _write_metadata_response_broker_v9(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         _wire.write_uvarint(out, len(obj.topics) + 1)
-        for item in obj.topics:
-            _write_metadata_response_topic_v10(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v10(topics_list_item, out)
         out += _wire.INT32.pack(obj.cluster_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -2344,13 +2364,13 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
             )
         out += _wire.INT32.pack(obj.throttle_time_ms)
         _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for item in obj.brokers:
-            _write_metadata_response_broker_v9(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         _wire.write_uvarint(out, len(obj.topics) + 1)
-        for item in obj.topics:
-            _write_metadata_response_topic_v10(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v10(topics_list_item, out)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
         raise _wire.encode_error(
@@ -2415,8 +2435,8 @@ def _write_metadata_response_topic_v12(
         _wire.write_uuid(out, obj.topic_id)
         out += _wire.BOOL.pack(obj.is_internal)
         _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for item in obj.partitions:
-            _write_metadata_response_partition_v9(item, out)
+        for partitions_list_item in obj.partitions:
+            _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -2483,13 +2503,13 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
             )
         out += _wire.INT32.pack(obj.throttle_time_ms)
         _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for item in obj.brokers:
-            _write_metadata_response_broker_v9(item, out)
+        for brokers_list_item in obj.brokers:
+            _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
         _wire.write_uvarint(out, len(obj.topics) + 1)
-        for item in obj.topics:
-            _write_metadata_response_topic_v12(item, out)
+        for topics_list_item in obj.topics:
+            _write_metadata_response_topic_v12(topics_list_item, out)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
         raise _wire.encode_error(

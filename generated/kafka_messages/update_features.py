@@ -462,8 +462,8 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
             raise _wire.guard_default(obj, "validate_only", obj.validate_only)
         out += _wire.INT32.pack(obj.timeout_ms)
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
-        for item in obj.feature_updates:
-            _write_update_features_request_feature_update_key_v0(item, out)
+        for feature_updates_list_item in obj.feature_updates:
+            _write_update_features_request_feature_update_key_v0(feature_updates_list_item, out)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "timeout_ms:int32 feature_updates:[]struct") from None
@@ -556,8 +556,8 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
     try:
         out += _wire.INT32.pack(obj.timeout_ms)
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
-        for item in obj.feature_updates:
-            _write_update_features_request_feature_update_key_v1(item, out)
+        for feature_updates_list_item in obj.feature_updates:
+            _write_update_features_request_feature_update_key_v1(feature_updates_list_item, out)
         out += _wire.BOOL.pack(obj.validate_only)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
@@ -651,8 +651,8 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
         out += _S_ih.pack(obj.throttle_time_ms, obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
         _wire.write_uvarint(out, len(obj.results) + 1)
-        for item in obj.results:
-            _write_update_features_response_updatable_feature_result_v0(item, out)
+        for results_list_item in obj.results:
+            _write_update_features_response_updatable_feature_result_v0(results_list_item, out)
         _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
     except Exception as exc:
         raise _wire.encode_error(
