@@ -782,14 +782,14 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
             except DecodeError as exc:
                 raise exc.within(f"supported_features[{len(supported_features_list)}]") from None
             obj.supported_features = supported_features_list
-            _wire.check_tag_end(tag_pos, pos, tag_end, tag, "supported_features")
+            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "supported_features")
             seen.append(tag)
         elif tag == 1:
             if pos + 8 > end:
                 raise _wire.truncated(pos, 8, end - pos, "finalized_features_epoch")
             (obj.finalized_features_epoch,) = _wire.INT64.unpack_from(buf, pos)
             pos += 8
-            _wire.check_tag_end(tag_pos, pos, tag_end, tag, "finalized_features_epoch")
+            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features_epoch")
             seen.append(tag)
         elif tag == 2:
             n, pos = _wire.read_compact_array_length(buf, pos, 1, "finalized_features")
@@ -803,14 +803,14 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
             except DecodeError as exc:
                 raise exc.within(f"finalized_features[{len(finalized_features_list)}]") from None
             obj.finalized_features = finalized_features_list
-            _wire.check_tag_end(tag_pos, pos, tag_end, tag, "finalized_features")
+            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features")
             seen.append(tag)
         elif tag == 3:
             if pos + 1 > end:
                 raise _wire.truncated(pos, 1, end - pos, "zk_migration_ready")
             (obj.zk_migration_ready,) = _wire.BOOL.unpack_from(buf, pos)
             pos += 1
-            _wire.check_tag_end(tag_pos, pos, tag_end, tag, "zk_migration_ready")
+            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "zk_migration_ready")
             seen.append(tag)
         else:
             obj.unknown_tagged_fields.append(
@@ -851,7 +851,7 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
                     finalized_features_list_item, part
                 )
             tagged.append((2, part))
-        if obj.zk_migration_ready != False or 3 in obj.tags_on_wire:
+        if obj.zk_migration_ready or 3 in obj.tags_on_wire:
             part = bytearray()
             part += _wire.BOOL.pack(obj.zk_migration_ready)
             tagged.append((3, part))

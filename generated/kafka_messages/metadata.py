@@ -651,17 +651,17 @@ def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
 def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
     """Encode MetadataRequest at version 0."""
     try:
-        if obj.allow_auto_topic_creation != True:
+        if not obj.allow_auto_topic_creation:
             raise _wire.guard_default(
                 obj, "allow_auto_topic_creation", obj.allow_auto_topic_creation
             )
-        if obj.include_cluster_authorized_operations != False:
+        if obj.include_cluster_authorized_operations:
             raise _wire.guard_default(
                 obj,
                 "include_cluster_authorized_operations",
                 obj.include_cluster_authorized_operations,
             )
-        if obj.include_topic_authorized_operations != False:
+        if obj.include_topic_authorized_operations:
             raise _wire.guard_default(
                 obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
             )
@@ -698,17 +698,17 @@ def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
 def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
     """Encode MetadataRequest at versions 1-3."""
     try:
-        if obj.allow_auto_topic_creation != True:
+        if not obj.allow_auto_topic_creation:
             raise _wire.guard_default(
                 obj, "allow_auto_topic_creation", obj.allow_auto_topic_creation
             )
-        if obj.include_cluster_authorized_operations != False:
+        if obj.include_cluster_authorized_operations:
             raise _wire.guard_default(
                 obj,
                 "include_cluster_authorized_operations",
                 obj.include_cluster_authorized_operations,
             )
-        if obj.include_topic_authorized_operations != False:
+        if obj.include_topic_authorized_operations:
             raise _wire.guard_default(
                 obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
             )
@@ -750,13 +750,13 @@ def _read_metadata_request_v4(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
 def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
     """Encode MetadataRequest at versions 4-7."""
     try:
-        if obj.include_cluster_authorized_operations != False:
+        if obj.include_cluster_authorized_operations:
             raise _wire.guard_default(
                 obj,
                 "include_cluster_authorized_operations",
                 obj.include_cluster_authorized_operations,
             )
-        if obj.include_topic_authorized_operations != False:
+        if obj.include_topic_authorized_operations:
             raise _wire.guard_default(
                 obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
             )
@@ -1065,7 +1065,7 @@ def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
 def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
     """Encode MetadataRequest at versions 11-12."""
     try:
-        if obj.include_cluster_authorized_operations != False:
+        if obj.include_cluster_authorized_operations:
             raise _wire.guard_default(
                 obj,
                 "include_cluster_authorized_operations",

@@ -458,7 +458,7 @@ def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeatu
 def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray) -> None:
     """Encode UpdateFeaturesRequest at version 0."""
     try:
-        if obj.validate_only != False:
+        if obj.validate_only:
             raise _wire.guard_default(obj, "validate_only", obj.validate_only)
         out += _wire.INT32.pack(obj.timeout_ms)
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
@@ -501,7 +501,7 @@ def _write_update_features_request_feature_update_key_v1(
 ) -> None:
     """Encode FeatureUpdateKey at versions 1-2."""
     try:
-        if obj.allow_downgrade != False:
+        if obj.allow_downgrade:
             raise _wire.guard_default(obj, "allow_downgrade", obj.allow_downgrade)
         _wire.write_compact_string(out, obj.feature)
         out += _S_hb.pack(obj.max_version_level, obj.upgrade_type)
