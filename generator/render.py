@@ -309,23 +309,27 @@ def has_flexible_plan(mp: MessagePlans, struct: Struct) -> bool:
 
 
 def min_size(type_text: str, compact: bool, child: StructPlan | None) -> int:
-    """The fewest bytes one value of this type can take on the wire (for count checks)."""
+    """The fewest bytes one non-null value of this type takes (a bound for count checks)."""
     if type_text in FIXED_TYPES:
         return FIXED_TYPES[type_text][2]
     if type_text == "uuid":
         return 16
-    if compact:
-        return 1
+    if type_text.startswith("[]"):
+        return 1 if compact else 4
     if type_text == "string":
-        return 2
+        return 1 if compact else 2
     if type_text in ("bytes", "records"):
-        return 4
-    if child is None:
-        return 4
-    size = sum(min_size(fp.field.type.text if not fp.field.type.is_array else "[]",
-                        fp.compact, fp.child) if not fp.nullable else 1
-               for fp in child.regular)
-    return size + (1 if child.flexible else 0)
+        return 1 if compact else 4
+    assert child is not None, type_text
+    return min_struct_size(child)
+
+
+def min_struct_size(plan: StructPlan) -> int:
+    size = sum(
+        1 if fp.nullable else min_size(fp.field.type.text, fp.compact, fp.child)
+        for fp in plan.regular
+    )
+    return size + (1 if plan.flexible else 0)
 
 
 def version_facts(f: Field) -> str:

@@ -179,16 +179,26 @@ SAMPLES: dict[str, Any] = {
 
 
 def filled_instance(
-    cls_or_lookup: Any, message: Message, version: int, *, nulls: bool = False
+    cls_or_lookup: Any,
+    message: Message,
+    version: int,
+    *,
+    nulls: bool = False,
+    list_depth: int = 99,
+    scalars: bool = True,
 ) -> Any:
     """One instance with every field present at ``version`` set to a non-default value.
 
-    Lists hold two items. With ``nulls=True`` every field nullable at ``version`` is None
-    instead. Tagged fields get non-default values, so they are written on the wire.
+    Lists hold two items, except lists nested inside ``list_depth`` or more struct arrays,
+    which are empty (``list_depth=1``: top-level lists of structs whose own lists are empty).
+    With ``nulls=True`` every field nullable at ``version`` is None instead. Tagged fields
+    get non-default values, so they are written on the wire. With ``scalars=False`` only
+    lists and structs are filled: every primitive field keeps its default (the smallest
+    items a list can hold).
     """
     cls = resolve(cls_or_lookup, message)
 
-    def build(struct: Struct) -> Any:
+    def build(struct: Struct, depth: int = 0) -> Any:
         kwargs: dict[str, Any] = {}
         for f in struct.fields:
             if version not in f.versions:
@@ -196,16 +206,20 @@ def filled_instance(
             if nulls and version in f.nullable_versions:
                 kwargs[f.attr] = None
                 continue
-            kwargs[f.attr] = value(f, f.type)
+            if not scalars and not (f.type.is_array or f.type.is_struct):
+                continue
+            kwargs[f.attr] = value(f, f.type, depth)
         return struct_class(cls, message, struct)(**kwargs)
 
-    def value(f: Field, ftype: FieldType) -> Any:
+    def value(f: Field, ftype: FieldType, depth: int) -> Any:
         if ftype.is_array:
             assert ftype.element is not None
-            return [value(f, ftype.element) for _ in range(2)]
+            if depth >= list_depth:
+                return []
+            return [value(f, ftype.element, depth + 1) for _ in range(2)]
         if ftype.is_struct:
             assert f.struct is not None
-            return build(f.struct)
+            return build(f.struct, depth)
         sample = SAMPLES[ftype.text]
         if sample == f.default and ftype.text in INT_RANGES:
             sample = 0 if f.default != 0 else 1

@@ -143,6 +143,21 @@ def test_null_instances_roundtrip_at_every_version(corpus: Corpus) -> None:
     )
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_lists_of_smallest_items_roundtrip(corpus: Corpus, depth: int) -> None:
+    """Lists whose items are as small as legal: default scalars, empty inner lists.
+
+    Catches a decoder whose minimum item size for a list is too big (it would reject
+    valid input as "does not fit in the bytes left").
+    """
+    sweep(
+        corpus,
+        lambda cls, message, version: filled_instance(
+            cls, message, version, list_depth=depth, scalars=False
+        ),
+    )
+
+
 def test_filled_instances_are_not_defaults(corpus: Corpus) -> None:
     """Guards the sweep above: a filled instance must differ from the default somewhere."""
     for message in corpus.messages:

@@ -747,7 +747,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
     pos += 2
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "api_keys")
+    n, pos = _wire.read_compact_array_length(buf, pos, 7, "api_keys")
     api_keys_list: list[ApiVersionsResponse.ApiVersion] = []
     try:
         for _ in range(n):
@@ -771,7 +771,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
         size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
         tag_end = _wire.check_size(buf, pos, size, "tagged fields")
         if tag == 0:
-            n, pos = _wire.read_compact_array_length(buf, pos, 1, "supported_features")
+            n, pos = _wire.read_compact_array_length(buf, pos, 6, "supported_features")
             supported_features_list: list[ApiVersionsResponse.SupportedFeatureKey] = []
             try:
                 for _ in range(n):
@@ -792,7 +792,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
             _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features_epoch")
             seen.append(tag)
         elif tag == 2:
-            n, pos = _wire.read_compact_array_length(buf, pos, 1, "finalized_features")
+            n, pos = _wire.read_compact_array_length(buf, pos, 6, "finalized_features")
             finalized_features_list: list[ApiVersionsResponse.FinalizedFeatureKey] = []
             try:
                 for _ in range(n):

@@ -866,7 +866,7 @@ def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
     """Decode MetadataRequest at version 9."""
     end = len(buf)
     obj = MetadataRequest()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
     else:
@@ -965,7 +965,7 @@ def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
     """Decode MetadataRequest at version 10."""
     end = len(buf)
     obj = MetadataRequest()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
     else:
@@ -1028,7 +1028,7 @@ def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
     """Decode MetadataRequest at versions 11-12."""
     end = len(buf)
     obj = MetadataRequest()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
     else:
@@ -1216,7 +1216,7 @@ def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     except DecodeError as exc:
         raise exc.within(f"brokers[{len(brokers_list)}]") from None
     obj.brokers = brokers_list
-    n, pos = _wire.read_array_length(buf, pos, 22, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 8, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1352,7 +1352,7 @@ def _read_metadata_response_v1(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 23, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1404,7 +1404,7 @@ def _read_metadata_response_v2(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 23, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1461,7 +1461,7 @@ def _read_metadata_response_v3(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 23, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1614,7 +1614,7 @@ def _read_metadata_response_v5(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 27, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1769,7 +1769,7 @@ def _read_metadata_response_v7(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 31, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -1884,7 +1884,7 @@ def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 35, "topics")
+    n, pos = _wire.read_array_length(buf, pos, 13, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -2041,7 +2041,7 @@ def _read_metadata_response_topic_v9(
         raise _wire.truncated(pos, 1, end - pos, "is_internal")
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "partitions")
+    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
     partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
     try:
         for _ in range(n):
@@ -2101,7 +2101,7 @@ def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "brokers")
+    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
         for _ in range(n):
@@ -2115,7 +2115,7 @@ def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_array_length(buf, pos, 10, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -2182,7 +2182,7 @@ def _read_metadata_response_topic_v10(
         raise _wire.truncated(pos, 1, end - pos, "is_internal")
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "partitions")
+    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
     partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
     try:
         for _ in range(n):
@@ -2243,7 +2243,7 @@ def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "brokers")
+    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
         for _ in range(n):
@@ -2257,7 +2257,7 @@ def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -2316,7 +2316,7 @@ def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "brokers")
+    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
         for _ in range(n):
@@ -2330,7 +2330,7 @@ def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):
@@ -2396,7 +2396,7 @@ def _read_metadata_response_topic_v12(
         raise _wire.truncated(pos, 1, end - pos, "is_internal")
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "partitions")
+    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
     partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
     try:
         for _ in range(n):
@@ -2455,7 +2455,7 @@ def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "brokers")
+    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
         for _ in range(n):
@@ -2469,7 +2469,7 @@ def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
     (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "topics")
+    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
     topics_list: list[MetadataResponse.MetadataResponseTopic] = []
     try:
         for _ in range(n):

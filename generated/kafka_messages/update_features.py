@@ -428,7 +428,7 @@ def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeatu
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "feature_updates")
+    n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
     feature_updates_list: list[UpdateFeaturesRequest.FeatureUpdateKey] = []
     try:
         for _ in range(n):
@@ -520,7 +520,7 @@ def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeatu
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "feature_updates")
+    n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
     feature_updates_list: list[UpdateFeaturesRequest.FeatureUpdateKey] = []
     try:
         for _ in range(n):
@@ -618,7 +618,7 @@ def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeat
     obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
     pos += 6
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    n, pos = _wire.read_compact_array_length(buf, pos, 1, "results")
+    n, pos = _wire.read_compact_array_length(buf, pos, 5, "results")
     results_list: list[UpdateFeaturesResponse.UpdatableFeatureResult] = []
     try:
         for _ in range(n):
