@@ -395,16 +395,24 @@ def encode_error(obj: object, exc: Exception, checks: str) -> EncodeError:
         (attr, wire_type.rstrip("?"), wire_type.endswith("?"))
         for attr, _, wire_type in (item.partition(":") for item in checks.split())
     ]
+    if obj is None:
+        # A parent handed this writer None for a struct that is not nullable there;
+        # the parent's handler finds which of its fields that was.
+        return EncodeError("None in a non-nullable field", "", None)
     if isinstance(exc, EncodeError):
-        if exc.obj is not None and exc.obj is not obj:
-            for attr, _, _ in fields:
-                value = getattr(obj, attr, None)
-                if value is exc.obj:
-                    return exc.nested(attr, obj)
-                if isinstance(value, list):
-                    for index, item in enumerate(value):
-                        if item is exc.obj:
-                            return exc.nested(f"{attr}[{index}]", obj)
+        if exc.obj is obj:
+            return exc
+        # The error came from a nested struct: find which field (or item) holds it.
+        for attr, wire_type, nullable in fields:
+            if not wire_type.endswith("struct"):
+                continue
+            value = getattr(obj, attr, None)
+            if value is exc.obj and not (value is None and nullable):
+                return exc.nested(attr, obj)
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    if item is exc.obj:
+                        return exc.nested(f"{attr}[{index}]", obj)
         return exc
     for attr, wire_type, nullable in fields:
         problem = value_problem(getattr(obj, attr, None), wire_type, nullable)
