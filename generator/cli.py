@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from .errors import SpecError
 from .format import compare_package, format_files, write_package
@@ -61,12 +62,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Modules that add more sub-commands: each has ``register(commands)`` adding one parser
+#: whose ``func`` default runs it. They import their heavy dependencies inside ``func``.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kafka-specgen",
         description="Generate a typed pure-Python Kafka protocol package from JSON message specs.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    register_generate(commands)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(commands)
+    return parser
+
+
+def register_generate(commands: Any) -> None:
     gen = commands.add_parser(
         "generate",
         help="generate the message package from specs",
@@ -86,7 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--no-format", action="store_true",
                      help="skip black (faster; for throw-away builds, not for committed code)")
     gen.set_defaults(func=cmd_generate)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
