@@ -118,6 +118,7 @@ def populated(mod: ModuleType, v: int) -> Any:
         x.tagged_struct = R.TaggedStructData(a=1, b="b")
         x.tagged_struct_array = [R.TaggedItem(id=1, host="x"), R.TaggedItem(id=2, host="")]
         x.tagged_nullable_struct = R.NullableTagged(epoch=3)
+        x.tagged_nullable_struct_no_default = None if v == 2 else R.NullableTaggedNoDefault(epoch=8)
     if v >= 3:
         x.tagged_late = 4
     return x
@@ -128,8 +129,10 @@ def response(mod: ModuleType, v: int) -> Any:
     return S(
         throttle_time_ms=100,
         error_code=-1,
-        results=[S.Result(name="a", error_code=3, error_message="bad"),
-                 S.Result(name="b", error_code=0, error_message=None)],
+        results=[
+            S.Result(name="a", error_code=3, error_message="bad"),
+            S.Result(name="b", error_code=0, error_message=None),
+        ],
         leader_epoch=9 if v >= 2 else -1,
     )
 
@@ -150,9 +153,25 @@ def test_spec_set_builds_without_warnings() -> None:
     assert all(f.about for s in (request.root, *request.structs) for f in s.fields)
     # every primitive type occurs
     kinds = {f.type.text for s in (request.root, *request.structs) for f in s.fields}
-    assert {"bool", "int8", "int16", "int32", "int64", "uint16", "uint32", "float64",
-            "string", "bytes", "uuid", "records", "[]int32", "[]int64", "[]string",
-            "[]uuid", "[]int8"} <= kinds
+    assert {
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint16",
+        "uint32",
+        "float64",
+        "string",
+        "bytes",
+        "uuid",
+        "records",
+        "[]int32",
+        "[]int64",
+        "[]string",
+        "[]uuid",
+        "[]int8",
+    } <= kinds
 
 
 def test_generated_constants(mod: ModuleType, pkg: ModuleType) -> None:
@@ -228,58 +247,69 @@ def test_unsupported_version(mod: ModuleType, errors: ModuleType) -> None:
 def small(data_mod: ModuleType, v: int) -> Any:
     D = data_mod.AllFeaturesData
     return D(
-        flag=True, small=-2, port=8080, crc=0xDEADBEEF, ratio=0.5, id=UUID_A, name="ab",
-        note=None if v == 1 else "n", blob=b"\x01\x02", nums=[1, 2], legacy="xy",
-        entries=[D.Entry(key="k", value=7)], removed=3 if v <= 1 else 0,
-        tag_a=5 if v == 2 else 0, tag_b="t" if v == 2 else None,
+        flag=True,
+        small=-2,
+        port=8080,
+        crc=0xDEADBEEF,
+        ratio=0.5,
+        id=UUID_A,
+        name="ab",
+        note=None if v == 1 else "n",
+        blob=b"\x01\x02",
+        nums=[1, 2],
+        legacy="xy",
+        entries=[D.Entry(key="k", value=7)],
+        removed=3 if v <= 1 else 0,
+        tag_a=5 if v == 2 else 0,
+        tag_b="t" if v == 2 else None,
     )
 
 
 FIXED = bytes.fromhex(
-    "01"                                  # Flag: bool true
-    "fe"                                  # Small: int8 -2
-    "1f90"                                # Port: uint16 8080
-    "deadbeef"                            # Crc: uint32 0xDEADBEEF
-    "3fe0000000000000"                    # Ratio: float64 0.5
-    "000102030405060708090a0b0c0d0e0f"    # Id: uuid, 16 raw bytes
+    "01"  # Flag: bool true
+    "fe"  # Small: int8 -2
+    "1f90"  # Port: uint16 8080
+    "deadbeef"  # Crc: uint32 0xDEADBEEF
+    "3fe0000000000000"  # Ratio: float64 0.5
+    "000102030405060708090a0b0c0d0e0f"  # Id: uuid, 16 raw bytes
 )
 
 V0 = FIXED + bytes.fromhex(
-    "0002" "6162"                         # Name: int16 length 2, "ab"
-    "0001" "6e"                           # Note: int16 length 1, "n"
-    "00000002" "0102"                     # Blob: int32 length 2
-    "00000002" "00000001" "00000002"      # Nums: int32 count 2, [1, 2]
-    "0002" "7879"                         # Legacy: int16 length 2, "xy"
-    "00000001"                            # Entries: int32 count 1
-    "0001" "6b"                           #   Key: "k"
-    "0000000000000007"                    #   Value: int64 7
-    "0003"                                # Removed: int16 3
+    "0002 6162"  # Name: int16 length 2, "ab"
+    "0001 6e"  # Note: int16 length 1, "n"
+    "00000002 0102"  # Blob: int32 length 2
+    "00000002 00000001 00000002"  # Nums: int32 count 2, [1, 2]
+    "0002 7879"  # Legacy: int16 length 2, "xy"
+    "00000001"  # Entries: int32 count 1
+    "0001 6b"  #   Key: "k"
+    "0000000000000007"  #   Value: int64 7
+    "0003"  # Removed: int16 3
 )
 
 V1 = FIXED + bytes.fromhex(
-    "0002" "6162"                         # Name
-    "ffff"                                # Note: null, int16 length -1
-    "00000002" "0102"                     # Blob
-    "00000002" "00000001" "00000002"      # Nums
-    "0002" "7879"                         # Legacy
-    "00000001" "0001" "6b" "0000000000000007"  # Entries
-    "0003"                                # Removed
+    "0002 6162"  # Name
+    "ffff"  # Note: null, int16 length -1
+    "00000002 0102"  # Blob
+    "00000002 00000001 00000002"  # Nums
+    "0002 7879"  # Legacy
+    "00000001 0001 6b 0000000000000007"  # Entries
+    "0003"  # Removed
 )
 
 V2 = FIXED + bytes.fromhex(
-    "03" "6162"                           # Name: uvarint length+1 = 3
-    "02" "6e"                             # Note: uvarint 2
-    "03" "0102"                           # Blob: uvarint 3
-    "03" "00000001" "00000002"            # Nums: uvarint count+1 = 3
-    "0002" "7879"                         # Legacy: still int16 (flexibleVersions none)
-    "02"                                  # Entries: uvarint count+1 = 2
-    "02" "6b"                             #   Key: compact "k"
-    "0000000000000007"                    #   Value
-    "00"                                  #   Entry's tagged fields: none
-                                          # (Removed is gone in version 2)
-    "02"                                  # tagged fields: 2
-    "00" "04" "00000005"                  #   tag 0 (TagA), size 4, int32 5
-    "01" "02" "0274"                      #   tag 1 (TagB), size 2, compact "t"
+    "03 6162"  # Name: uvarint length+1 = 3
+    "02 6e"  # Note: uvarint 2
+    "03 0102"  # Blob: uvarint 3
+    "03 00000001 00000002"  # Nums: uvarint count+1 = 3
+    "0002 7879"  # Legacy: still int16 (flexibleVersions none)
+    "02"  # Entries: uvarint count+1 = 2
+    "02 6b"  #   Key: compact "k"
+    "0000000000000007"  #   Value
+    "00"  #   Entry's tagged fields: none
+    # (Removed is gone in version 2)
+    "02"  # tagged fields: 2
+    "00 04 00000005"  #   tag 0 (TagA), size 4, int32 5
+    "01 02 0274"  #   tag 1 (TagB), size 2, compact "t"
 )
 
 
@@ -292,18 +322,19 @@ def test_hand_written_bytes(data_mod: ModuleType, v: int, expected: bytes) -> No
 
 def test_hand_written_default_bytes_v2(data_mod: ModuleType) -> None:
     expected = bytes(32) + bytes.fromhex(
-        "01"      # Name: empty compact string
-        "01"      # Note: empty compact string (not null)
-        "01"      # Blob: empty
-        "01"      # Nums: empty
-        "0000"    # Legacy: classic empty string
-        "01"      # Entries: empty
-        "00"      # no tagged fields (all at their defaults)
+        "01"  # Name: empty compact string
+        "01"  # Note: empty compact string (not null)
+        "01"  # Blob: empty
+        "01"  # Nums: empty
+        "0000"  # Legacy: classic empty string
+        "01"  # Entries: empty
+        "00"  # no tagged fields (all at their defaults)
     )
     assert data_mod.AllFeaturesData().encode(2).hex() == expected.hex()
-    assert data_mod.AllFeaturesData().encode(0).hex() == (
-        bytes(32) + bytes.fromhex("0000" "0000" "00000000" "00000000" "0000" "00000000" "0000")
-    ).hex()
+    assert (
+        data_mod.AllFeaturesData().encode(0).hex()
+        == (bytes(32) + bytes.fromhex("0000 0000 00000000 00000000 0000 00000000 0000")).hex()
+    )
 
 
 def test_field_level_flexible_none_in_request(mod: ModuleType) -> None:
@@ -320,40 +351,50 @@ def test_field_level_flexible_none_in_request(mod: ModuleType) -> None:
 
 # --- tagged fields ----------------------------------------------------------------------
 
-DEFAULTS_V2 = bytes(32) + bytes.fromhex("01" "01" "01" "01" "0000" "01")
+DEFAULTS_V2 = bytes(32) + bytes.fromhex("01 01 01 01 0000 01")
 
 
 def test_unknown_tags_kept_and_reemitted_in_order(data_mod: ModuleType, wire: ModuleType) -> None:
     D = data_mod.AllFeaturesData
     data = DEFAULTS_V2 + bytes.fromhex(
-        "04"
-        "00" "04" "00000005"    # known tag 0
-        "01" "02" "0274"        # known tag 1
-        "03" "01" "aa"          # unknown tag 3
-        "07" "02" "bbcc"        # unknown tag 7
+        "04 00 04 00000005"  # known tag 0
+        "01 02 0274"  # known tag 1
+        "03 01 aa"  # unknown tag 3
+        "07 02 bbcc"  # unknown tag 7
     )
     x = D.decode(data, 2)
     assert (x.tag_a, x.tag_b) == (5, "t")
     assert x.unknown_tagged_fields == [(3, b"\xaa"), (7, b"\xbb\xcc")]
     assert x.encode(2) == data
     # built by hand, unknown tags given out of order: written merged in tag order
-    y = D(tag_a=5, tag_b="t",
-          unknown_tagged_fields=[wire.RawTaggedField(7, b"\xbb\xcc"),
-                                 wire.RawTaggedField(3, b"\xaa")])
+    y = D(
+        tag_a=5,
+        tag_b="t",
+        unknown_tagged_fields=[
+            wire.RawTaggedField(7, b"\xbb\xcc"),
+            wire.RawTaggedField(3, b"\xaa"),
+        ],
+    )
     assert y.encode(2).hex() == data.hex()
     # unknown tag 1 (a known tag not set) sorts between the known tag 0 and tag 3
-    z = D(tag_a=5, unknown_tagged_fields=[wire.RawTaggedField(3, b"\xaa"),
-                                          wire.RawTaggedField(1, b"\x01\x00")])
-    assert z.encode(2).hex() == (DEFAULTS_V2 + bytes.fromhex(
-        "03" "00" "04" "00000005" "01" "02" "0100" "03" "01" "aa")).hex()
+    z = D(
+        tag_a=5,
+        unknown_tagged_fields=[
+            wire.RawTaggedField(3, b"\xaa"),
+            wire.RawTaggedField(1, b"\x01\x00"),
+        ],
+    )
+    assert (
+        z.encode(2).hex()
+        == (DEFAULTS_V2 + bytes.fromhex("03 00 04 00000005 01 02 0100 03 01 aa")).hex()
+    )
 
 
 def test_unknown_tags_in_nested_struct(data_mod: ModuleType) -> None:
     data = bytes(32) + bytes.fromhex(
-        "01" "01" "01" "01" "0000"
-        "02"                                # one entry
-        "02" "6b" "0000000000000001"        #   Key "k", Value 1
-        "01" "05" "03" "616263"             #   tagged: tag 5, size 3, "abc"
+        "01 01 01 01 0000 02"  # one entry
+        "02 6b 0000000000000001"  #   Key "k", Value 1
+        "01 05 03 616263"  #   tagged: tag 5, size 3, "abc"
         "00"
     )
     x = data_mod.AllFeaturesData.decode(data, 2)
@@ -361,27 +402,30 @@ def test_unknown_tags_in_nested_struct(data_mod: ModuleType) -> None:
     assert x.encode(2) == data
 
 
-def test_unknown_tags_in_non_flexible_version(data_mod: ModuleType, wire: ModuleType,
-                                              errors: ModuleType) -> None:
+def test_unknown_tags_in_non_flexible_version(
+    data_mod: ModuleType, wire: ModuleType, errors: ModuleType
+) -> None:
     x = data_mod.AllFeaturesData(unknown_tagged_fields=[wire.RawTaggedField(3, b"")])
-    assert x.encode(2).endswith(bytes.fromhex("01" "03" "00"))
+    assert x.encode(2).endswith(bytes.fromhex("01 03 00"))
     with pytest.raises(errors.EncodeError):
         x.encode(1)
 
 
-def test_unknown_tag_repeating_a_known_tag(data_mod: ModuleType, wire: ModuleType,
-                                           errors: ModuleType) -> None:
+def test_unknown_tag_repeating_a_known_tag(
+    data_mod: ModuleType, wire: ModuleType, errors: ModuleType
+) -> None:
     x = data_mod.AllFeaturesData(tag_a=1, unknown_tagged_fields=[wire.RawTaggedField(0, b"")])
     with pytest.raises(errors.EncodeError):
         x.encode(2)
 
 
-def test_default_valued_tag_omitted_but_kept_when_decoded(data_mod: ModuleType,
-                                                          mod: ModuleType) -> None:
+def test_default_valued_tag_omitted_but_kept_when_decoded(
+    data_mod: ModuleType, mod: ModuleType
+) -> None:
     D = data_mod.AllFeaturesData
     assert D(tag_a=0, tag_b=None).encode(2) == DEFAULTS_V2 + b"\x00"
     # a decoded tag holding its default is written back, so bytes survive a round trip
-    data = DEFAULTS_V2 + bytes.fromhex("01" "00" "04" "00000000")
+    data = DEFAULTS_V2 + bytes.fromhex("01 00 04 00000000")
     x = D.decode(data, 2)
     assert x.tag_a == 0
     assert x == D()
@@ -393,7 +437,7 @@ def test_default_valued_tag_omitted_but_kept_when_decoded(data_mod: ModuleType,
     assert R(tagged_int16=43).encode(2) != R().encode(2)
     plain = R().encode(2)
     assert plain[-1] == 0
-    with_42 = plain[:-1] + bytes.fromhex("01" "02" "02" "002a")  # tag 2, size 2, int16 42
+    with_42 = plain[:-1] + bytes.fromhex("01 02 02 002a")  # tag 2, size 2, int16 42
     y = R.decode(with_42, 2)
     assert y.tagged_int16 == 42 and y == R()
     assert y.encode(2) == with_42
@@ -402,24 +446,43 @@ def test_default_valued_tag_omitted_but_kept_when_decoded(data_mod: ModuleType,
 def test_request_tagged_section_by_hand(mod: ModuleType) -> None:
     R = mod.AllFeaturesRequest
     plain = R().encode(2)
-    x = R(tagged_int=1, tagged_string="ts", tagged_int32_array=[3],
-          tagged_struct=R.TaggedStructData(a=1, b="b"),
-          tagged_nullable_struct=R.NullableTagged(epoch=2))
+    x = R(
+        tagged_int=1,
+        tagged_string="ts",
+        tagged_int32_array=[3],
+        tagged_struct=R.TaggedStructData(a=1, b="b"),
+        tagged_nullable_struct=R.NullableTagged(epoch=2),
+    )
     tail = bytes.fromhex(
-        "05"
-        "00" "04" "00000001"                 # tag 0: int32 1
-        "01" "03" "037473"                   # tag 1: compact string "ts"
-        "04" "05" "02" "00000003"            # tag 4: compact array of 1 int32
-        "05" "07" "00000001" "0262" "00"     # tag 5: struct (A=1, B="b", no tags)
-        "07" "06" "01" "00000002" "00"       # tag 7: nullable struct: 1 = present, Epoch, no tags
+        "05 00 04 00000001"  # tag 0: int32 1
+        "01 03 037473"  # tag 1: compact string "ts"
+        "04 05 02 00000003"  # tag 4: compact array of 1 int32
+        "05 07 00000001 0262 00"  # tag 5: struct (A=1, B="b", no tags)
+        "07 06 01 00000002 00"  # tag 7: nullable struct: 1 = present, Epoch, no tags
     )
     assert x.encode(2).hex() == (plain[:-1] + tail).hex()
     assert R.decode(plain[:-1] + tail, 2) == x
 
 
+def test_nullable_tagged_struct_without_null_default(mod: ModuleType) -> None:
+    R = mod.AllFeaturesRequest
+    plain = R().encode(2)
+    assert R(tagged_nullable_struct_no_default=R.NullableTaggedNoDefault()).encode(2) == plain
+    # null differs from the (empty struct) default, so it is written: tag 9, size 1
+    data = R(tagged_nullable_struct_no_default=None).encode(2)
+    assert data[: len(plain) - 1] == plain[:-1]
+    assert data[len(plain) - 1 : len(plain) + 2] == bytes.fromhex("01 09 01")
+    assert len(data) == len(plain) + 3
+    assert R.decode(data, 2).tagged_nullable_struct_no_default is None
+    present = R(tagged_nullable_struct_no_default=R.NullableTaggedNoDefault(epoch=1))
+    assert present.encode(2)[len(plain) - 1 :].hex() == (
+        "01" "09" "06" "01" "00000001" "00"
+    )  # size 6: present marker 1, Epoch, no tags
+
+
 def test_known_tag_outside_tagged_versions(mod: ModuleType, errors: ModuleType) -> None:
     R = mod.AllFeaturesRequest
-    tag8 = bytes.fromhex("01" "08" "04" "00000001")
+    tag8 = bytes.fromhex("01 08 04 00000001")
     v3 = R().encode(3)
     assert R.decode(v3[:-1] + tag8, 3).tagged_late == 1
     v2 = R().encode(2)
@@ -428,13 +491,13 @@ def test_known_tag_outside_tagged_versions(mod: ModuleType, errors: ModuleType) 
 
 
 def test_tags_must_ascend(data_mod: ModuleType, errors: ModuleType) -> None:
-    data = DEFAULTS_V2 + bytes.fromhex("02" "01" "02" "0274" "00" "04" "00000005")
+    data = DEFAULTS_V2 + bytes.fromhex("02 01 02 0274 00 04 00000005")
     with pytest.raises(errors.DecodeError):
         data_mod.AllFeaturesData.decode(data, 2)
 
 
 def test_known_tag_with_wrong_size(data_mod: ModuleType, errors: ModuleType) -> None:
-    data = DEFAULTS_V2 + bytes.fromhex("01" "00" "05" "0000000500")
+    data = DEFAULTS_V2 + bytes.fromhex("01 00 05 0000000500")
     with pytest.raises(errors.DecodeError):
         data_mod.AllFeaturesData.decode(data, 2)
 
@@ -442,17 +505,21 @@ def test_known_tag_with_wrong_size(data_mod: ModuleType, errors: ModuleType) -> 
 # --- version guards, nullability ------------------------------------------------------
 
 
-@pytest.mark.parametrize(("attr", "value", "v"), [
-    ("removed_field", 1, 2),
-    ("removed_field", -1, 3),
-    ("added_field", 0, 2),
-    ("uuid_array", [UUID_A], 0),
-    ("tagged_int", 1, 1),
-    ("tagged_late", 1, 2),
-    ("nullable_struct", None, 0),
-])
-def test_non_ignorable_field_missing_in_version(mod: ModuleType, errors: ModuleType,
-                                                attr: str, value: Any, v: int) -> None:
+@pytest.mark.parametrize(
+    ("attr", "value", "v"),
+    [
+        ("removed_field", 1, 2),
+        ("removed_field", -1, 3),
+        ("added_field", 0, 2),
+        ("uuid_array", [UUID_A], 0),
+        ("tagged_int", 1, 1),
+        ("tagged_late", 1, 2),
+        ("nullable_struct", None, 0),
+    ],
+)
+def test_non_ignorable_field_missing_in_version(
+    mod: ModuleType, errors: ModuleType, attr: str, value: Any, v: int
+) -> None:
     x = mod.AllFeaturesRequest()
     setattr(x, attr, value)
     with pytest.raises(errors.EncodeError) as caught:
@@ -483,11 +550,19 @@ def test_ignorable_field_dropped(mod: ModuleType, v: int) -> None:
     assert r(leader_epoch=5).encode(v) != r().encode(v)
 
 
-@pytest.mark.parametrize(("attr", "v"), [
-    ("nullable_string", 1), ("nullable_bytes", 1), ("records_field", 1),
-    ("string_array", 2), ("nullable_struct", 2), ("topics", 3), ("tagged_string", 2),
-    ("tagged_nullable_struct", 3),
-])
+@pytest.mark.parametrize(
+    ("attr", "v"),
+    [
+        ("nullable_string", 1),
+        ("nullable_bytes", 1),
+        ("records_field", 1),
+        ("string_array", 2),
+        ("nullable_struct", 2),
+        ("topics", 3),
+        ("tagged_string", 2),
+        ("tagged_nullable_struct", 3),
+    ],
+)
 def test_null_round_trip(mod: ModuleType, attr: str, v: int) -> None:
     x = mod.AllFeaturesRequest()
     setattr(x, attr, None)
@@ -496,13 +571,23 @@ def test_null_round_trip(mod: ModuleType, attr: str, v: int) -> None:
     assert y == x
 
 
-@pytest.mark.parametrize(("attr", "v"), [
-    ("nullable_string", 0), ("nullable_bytes", 0), ("records_field", 0),
-    ("string_array", 1), ("nullable_struct", 1), ("topics", 2), ("string_field", 3),
-    ("int32_array", 3), ("common", 2), ("uuid_field", 1), ("int32_field", 0),
-])
-def test_none_in_non_nullable_field(mod: ModuleType, errors: ModuleType, attr: str,
-                                    v: int) -> None:
+@pytest.mark.parametrize(
+    ("attr", "v"),
+    [
+        ("nullable_string", 0),
+        ("nullable_bytes", 0),
+        ("records_field", 0),
+        ("string_array", 1),
+        ("nullable_struct", 1),
+        ("topics", 2),
+        ("string_field", 3),
+        ("int32_array", 3),
+        ("common", 2),
+        ("uuid_field", 1),
+        ("int32_field", 0),
+    ],
+)
+def test_none_in_non_nullable_field(mod: ModuleType, errors: ModuleType, attr: str, v: int) -> None:
     x = mod.AllFeaturesRequest()
     setattr(x, attr, None)
     with pytest.raises(errors.EncodeError) as caught:
@@ -512,8 +597,16 @@ def test_none_in_non_nullable_field(mod: ModuleType, errors: ModuleType, attr: s
 
 def test_none_in_nested_non_nullable_field(mod: ModuleType, errors: ModuleType) -> None:
     R = mod.AllFeaturesRequest
-    x = R(topics=[R.TopicData(name="a", partitions=[
-        R.PartitionData(index=0, replicas=[R.Replica(info=R.CommonInfo(host=None))])])])
+    x = R(
+        topics=[
+            R.TopicData(
+                name="a",
+                partitions=[
+                    R.PartitionData(index=0, replicas=[R.Replica(info=R.CommonInfo(host=None))])
+                ],
+            )
+        ]
+    )
     for v in VERSIONS:
         with pytest.raises(errors.EncodeError) as caught:
             x.encode(v)
@@ -521,11 +614,26 @@ def test_none_in_nested_non_nullable_field(mod: ModuleType, errors: ModuleType) 
         assert "topics[0].partitions[0].replicas[0].info.host" in path, path
 
 
+def test_none_in_nested_non_nullable_struct(mod: ModuleType, errors: ModuleType) -> None:
+    R = mod.AllFeaturesRequest
+    x = R(
+        topics=[
+            R.TopicData(
+                name="a", partitions=[R.PartitionData(index=0, replicas=[R.Replica(info=None)])]
+            )
+        ]
+    )
+    with pytest.raises(errors.EncodeError) as caught:
+        x.encode(1)
+    path = str(caught.value)
+    assert "topics[0].partitions[0].replicas[0].info" in path, path
+
+
 def test_nested_null_decoded_as_error(data_mod: ModuleType, errors: ModuleType) -> None:
     # Name null (int16 -1) in a non-nullable string
     data = bytes(32) + bytes.fromhex("ffff")
     with pytest.raises(errors.DecodeError):
-        data_mod.AllFeaturesData.decode(data + V0[34:], 0)
+        data_mod.AllFeaturesData.decode(data + V0[36:], 0)
 
 
 # --- robustness -------------------------------------------------------------------------
@@ -544,8 +652,9 @@ def test_truncated_input_is_a_decode_error(mod: ModuleType, errors: ModuleType, 
 
 
 @pytest.mark.parametrize("v", VERSIONS)
-def test_corrupted_input_raises_only_decode_error(mod: ModuleType, errors: ModuleType,
-                                                  v: int) -> None:
+def test_corrupted_input_raises_only_decode_error(
+    mod: ModuleType, errors: ModuleType, v: int
+) -> None:
     data = populated(mod, v).encode(v)
     for i in range(len(data)):
         for byte in (0x00, 0x7F, 0x80, 0xFF):

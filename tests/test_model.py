@@ -32,9 +32,13 @@ def request(fields: list[dict[str, Any]] | None = None, **top: Any) -> dict[str,
         "name": "FooRequest",
         "validVersions": "0-3",
         "flexibleVersions": "2+",
-        "fields": fields if fields is not None else [
-            {"name": "Bar", "type": "int32", "versions": "0+", "about": "A bar."},
-        ],
+        "fields": (
+            fields
+            if fields is not None
+            else [
+                {"name": "Bar", "type": "int32", "versions": "0+", "about": "A bar."},
+            ]
+        ),
     }
     spec.update(top)
     return spec
@@ -111,10 +115,15 @@ def with_field(extra: dict[str, Any], **top: Any) -> dict[str, Any]:
 
 def in_struct(*fields: dict[str, Any]) -> dict[str, Any]:
     """The base request with a struct array ``Items`` of element struct ``Item``."""
-    return with_field({
-        "name": "Items", "type": "[]Item", "versions": "0+", "about": "Items.",
-        "fields": list(fields),
-    })
+    return with_field(
+        {
+            "name": "Items",
+            "type": "[]Item",
+            "versions": "0+",
+            "about": "Items.",
+            "fields": list(fields),
+        }
+    )
 
 
 # --- the valid base -------------------------------------------------------------------
@@ -145,8 +154,13 @@ def test_message_name() -> None:
 
 
 def test_reserved_message_name() -> None:
-    data = {"type": "data", "name": "DecodeError", "validVersions": "0",
-            "flexibleVersions": "none", "fields": []}
+    data = {
+        "type": "data",
+        "name": "DecodeError",
+        "validVersions": "0",
+        "flexibleVersions": "none",
+        "fields": [],
+    }
     reject(data, "reserved-name", "message name 'DecodeError' clashes")
 
 
@@ -155,15 +169,19 @@ def test_reserved_struct_name() -> None:
     reject(data, "reserved-name", "struct name 'UUID' clashes", struct="UUID")
 
 
-@pytest.mark.parametrize(("text", "phrase"), [("none", "must not be 'none'"),
-                                              ("0+", "has no upper bound")])
+@pytest.mark.parametrize(
+    ("text", "phrase"), [("none", "must not be 'none'"), ("0+", "has no upper bound")]
+)
 def test_valid_versions(text: str, phrase: str) -> None:
     reject(request(validVersions=text), "valid-versions", phrase)
 
 
 def test_flexible_versions_must_be_open_ended() -> None:
-    reject(request(flexibleVersions="2-3"), "flexible-versions",
-           "must be 'none' or open-ended 'N+', not 2-3")
+    reject(
+        request(flexibleVersions="2-3"),
+        "flexible-versions",
+        "must be 'none' or open-ended 'N+', not 2-3",
+    )
 
 
 def test_missing_flexible_versions_is_a_warning() -> None:
@@ -178,11 +196,14 @@ def test_missing_flexible_versions_is_a_warning() -> None:
     assert "[rule: flexible-versions]" in warning
 
 
-@pytest.mark.parametrize(("kind", "key", "value"), [
-    ("response", "listeners", ["broker"]),
-    ("response", "latestVersionUnstable", True),
-    ("data", "latestVersionUnstable", False),
-])
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("response", "listeners", ["broker"]),
+        ("response", "latestVersionUnstable", True),
+        ("data", "latestVersionUnstable", False),
+    ],
+)
 def test_request_only_key(kind: str, key: str, value: Any) -> None:
     data = request(type=kind, name="FooData" if kind == "data" else "FooResponse")
     if kind == "data":
@@ -221,8 +242,9 @@ def test_common_struct_name_capitalised() -> None:
 
 def test_struct_named_like_its_message() -> None:
     data = with_field({"name": "Sub", "type": "FooRequest", "versions": "0+", "fields": []})
-    reject(data, "struct-name", "struct FooRequest has the name of its message",
-           struct="FooRequest")
+    reject(
+        data, "struct-name", "struct FooRequest has the name of its message", struct="FooRequest"
+    )
 
 
 def test_duplicate_common_struct() -> None:
@@ -233,28 +255,44 @@ def test_duplicate_common_struct() -> None:
 
 def test_duplicate_inline_struct() -> None:
     item = {"name": "A", "type": "int8", "versions": "0+"}
-    data = request(fields=[
-        {"name": "First", "type": "[]Item", "versions": "0+", "fields": [item]},
-        {"name": "Second", "type": "Item", "versions": "0+", "fields": [item]},
-    ])
-    reject(data, "duplicate-struct", "struct Item is defined more than once",
-           struct="FooRequest", field="Second")
+    data = request(
+        fields=[
+            {"name": "First", "type": "[]Item", "versions": "0+", "fields": [item]},
+            {"name": "Second", "type": "Item", "versions": "0+", "fields": [item]},
+        ]
+    )
+    reject(
+        data,
+        "duplicate-struct",
+        "struct Item is defined more than once",
+        struct="FooRequest",
+        field="Second",
+    )
 
 
 # --- struct level ---------------------------------------------------------------------
 
 
 def test_duplicate_field_name() -> None:
-    data = in_struct({"name": "A", "type": "int8", "versions": "0+"},
-                     {"name": "A", "type": "int16", "versions": "0+"})
+    data = in_struct(
+        {"name": "A", "type": "int8", "versions": "0+"},
+        {"name": "A", "type": "int16", "versions": "0+"},
+    )
     reject(data, "duplicate-field", "field name A is used twice", struct="Item", field="A")
 
 
 def test_duplicate_field_attribute() -> None:
-    data = in_struct({"name": "ABC", "type": "int8", "versions": "0+"},
-                     {"name": "Abc", "type": "int16", "versions": "0+"})
-    reject(data, "duplicate-field", "fields ABC and Abc both become attribute 'abc'",
-           struct="Item", field="Abc")
+    data = in_struct(
+        {"name": "ABC", "type": "int8", "versions": "0+"},
+        {"name": "Abc", "type": "int16", "versions": "0+"},
+    )
+    reject(
+        data,
+        "duplicate-field",
+        "fields ABC and Abc both become attribute 'abc'",
+        struct="Item",
+        field="Abc",
+    )
 
 
 def test_duplicate_tag() -> None:
@@ -287,11 +325,14 @@ def test_field_name() -> None:
     reject(data, "name", "field name '9Lives'", struct="Item", field="9Lives", validate=False)
 
 
-@pytest.mark.parametrize(("type_text", "phrase"), [
-    ("[][]int32", "arrays of arrays"),
-    ("lowercaseThing", "unknown type 'lowercaseThing'"),
-    ("[]", "unknown type ''"),
-])
+@pytest.mark.parametrize(
+    ("type_text", "phrase"),
+    [
+        ("[][]int32", "arrays of arrays"),
+        ("lowercaseThing", "unknown type 'lowercaseThing'"),
+        ("[]", "unknown type ''"),
+    ],
+)
 def test_field_type(type_text: str, phrase: str) -> None:
     data = in_struct({"name": "A", "type": type_text, "versions": "0+"})
     schema_rejects(data)
@@ -310,16 +351,26 @@ def test_nullable_type() -> None:
 
 @pytest.mark.parametrize("type_text", ["string", "bytes", "records", "[]int32", "[]X", "X"])
 def test_nullable_types_allowed(type_text: str) -> None:
-    spec: dict[str, Any] = {"name": "A", "type": type_text, "versions": "0+",
-                            "nullableVersions": "1+"}
+    spec: dict[str, Any] = {
+        "name": "A",
+        "type": type_text,
+        "versions": "0+",
+        "nullableVersions": "1+",
+    }
     if "X" in type_text:
         spec["fields"] = [{"name": "B", "type": "int8", "versions": "0+"}]
     build_one(in_struct(spec))
 
 
 def test_fields_type() -> None:
-    data = in_struct({"name": "A", "type": "[]int32", "versions": "0+",
-                      "fields": [{"name": "B", "type": "int8", "versions": "0+"}]})
+    data = in_struct(
+        {
+            "name": "A",
+            "type": "[]int32",
+            "versions": "0+",
+            "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+        }
+    )
     reject(data, "fields-type", "not []int32", struct="Item", field="A")
 
 
@@ -330,8 +381,7 @@ def test_field_flexible_type() -> None:
 
 def test_field_flexible_subset() -> None:
     data = in_struct({"name": "A", "type": "string", "versions": "0+", "flexibleVersions": "1+"})
-    reject(data, "field-flexible", "must be a subset of the message's 2+",
-           struct="Item", field="A")
+    reject(data, "field-flexible", "must be a subset of the message's 2+", struct="Item", field="A")
 
 
 def test_zero_copy() -> None:
@@ -345,8 +395,9 @@ def test_map_key_top_level() -> None:
 
 
 def test_map_key_nested_allowed() -> None:
-    message = build_one(in_struct({"name": "A", "type": "string", "versions": "0+",
-                                   "mapKey": True}))
+    message = build_one(
+        in_struct({"name": "A", "type": "string", "versions": "0+", "mapKey": True})
+    )
     item = next(s for s in message.structs if s.name == "Item")
     assert item.fields[0].map_key
 
@@ -364,83 +415,139 @@ def test_tagged_versions_without_tag() -> None:
 def test_negative_tag() -> None:
     data = in_struct({"name": "A", "type": "int8", "taggedVersions": "2+", "tag": -1})
     schema_rejects(data)
-    reject(data, "tag", "non-negative integer, not -1", struct="Item", field="A",
-           validate=False)
+    reject(data, "tag", "non-negative integer, not -1", struct="Item", field="A", validate=False)
 
 
 def test_tagged_versions_open_ended() -> None:
-    data = in_struct({"name": "A", "type": "int8", "versions": "2+",
-                      "taggedVersions": "2-3", "tag": 0})
+    data = in_struct(
+        {"name": "A", "type": "int8", "versions": "2+", "taggedVersions": "2-3", "tag": 0}
+    )
     reject(data, "tagged-versions", "must be open-ended 'N+', not 2-3", struct="Item", field="A")
 
 
 def test_tagged_versions_subset_of_versions() -> None:
-    data = in_struct({"name": "A", "type": "int8", "versions": "3+",
-                      "taggedVersions": "2+", "tag": 0})
+    data = in_struct(
+        {"name": "A", "type": "int8", "versions": "3+", "taggedVersions": "2+", "tag": 0}
+    )
     reject(data, "tagged-versions", "must be a subset of versions 3+", struct="Item", field="A")
 
 
 def test_tagged_versions_inside_flexible() -> None:
-    data = in_struct({"name": "A", "type": "int8", "versions": "0+",
-                      "taggedVersions": "1+", "tag": 0})
+    data = in_struct(
+        {"name": "A", "type": "int8", "versions": "0+", "taggedVersions": "1+", "tag": 0}
+    )
     reject(data, "tagged-versions", "inside the flexible versions 2+", struct="Item", field="A")
 
 
 def test_tagged_nullable_partial() -> None:
-    data = in_struct({"name": "A", "type": "string", "versions": "2+", "taggedVersions": "2+",
-                      "tag": 0, "nullableVersions": "3+"})
-    reject(data, "tagged-nullable", "must cover all taggedVersions 2+ or none",
-           struct="Item", field="A")
+    data = in_struct(
+        {
+            "name": "A",
+            "type": "string",
+            "versions": "2+",
+            "taggedVersions": "2+",
+            "tag": 0,
+            "nullableVersions": "3+",
+        }
+    )
+    reject(
+        data,
+        "tagged-nullable",
+        "must cover all taggedVersions 2+ or none",
+        struct="Item",
+        field="A",
+    )
 
 
 def test_tagged_map_key() -> None:
-    data = in_struct({"name": "A", "type": "string", "versions": "2+", "taggedVersions": "2+",
-                      "tag": 0, "mapKey": True})
+    data = in_struct(
+        {
+            "name": "A",
+            "type": "string",
+            "versions": "2+",
+            "taggedVersions": "2+",
+            "tag": 0,
+            "mapKey": True,
+        }
+    )
     reject(data, "tagged-map-key", "cannot be a mapKey", struct="Item", field="A")
 
 
 def test_tagged_records() -> None:
-    data = in_struct({"name": "A", "type": "records", "versions": "2+", "taggedVersions": "2+",
-                      "tag": 0})
+    data = in_struct(
+        {"name": "A", "type": "records", "versions": "2+", "taggedVersions": "2+", "tag": 0}
+    )
     reject(data, "tagged-records", "records fields cannot be tagged", struct="Item", field="A")
 
 
 def test_entity_type_unknown_value() -> None:
     data = in_struct({"name": "A", "type": "string", "versions": "0+", "entityType": "clientId"})
     schema_rejects(data)
-    reject(data, "entity-type", "unknown entityType 'clientId'", struct="Item", field="A",
-           validate=False)
+    reject(
+        data,
+        "entity-type",
+        "unknown entityType 'clientId'",
+        struct="Item",
+        field="A",
+        validate=False,
+    )
 
 
-@pytest.mark.parametrize(("entity", "type_text"), [
-    ("topicName", "int32"), ("brokerId", "int64"), ("producerId", "[]int32"),
-    ("groupId", "[]uuid"),
-])
+@pytest.mark.parametrize(
+    ("entity", "type_text"),
+    [
+        ("topicName", "int32"),
+        ("brokerId", "int64"),
+        ("producerId", "[]int32"),
+        ("groupId", "[]uuid"),
+    ],
+)
 def test_entity_type_mismatch(entity: str, type_text: str) -> None:
     data = in_struct({"name": "A", "type": type_text, "versions": "0+", "entityType": entity})
     reject(data, "entity-type", f"entityType {entity} needs type", struct="Item", field="A")
 
 
-@pytest.mark.parametrize(("entity", "type_text"), [
-    ("topicName", "string"), ("brokerId", "[]int32"), ("producerId", "int64"),
-    ("transactionalId", "[]string"), ("unknown", "uuid"),
-])
+@pytest.mark.parametrize(
+    ("entity", "type_text"),
+    [
+        ("topicName", "string"),
+        ("brokerId", "[]int32"),
+        ("producerId", "int64"),
+        ("transactionalId", "[]string"),
+        ("unknown", "uuid"),
+    ],
+)
 def test_entity_type_match(entity: str, type_text: str) -> None:
-    message = build_one(in_struct({"name": "A", "type": type_text, "versions": "0+",
-                                   "entityType": entity}))
+    message = build_one(
+        in_struct({"name": "A", "type": type_text, "versions": "0+", "entityType": entity})
+    )
     item = next(s for s in message.structs if s.name == "Item")
     assert item.fields[0].entity_type == entity
 
 
 def test_common_struct_redefined() -> None:
     data = with_field(
-        {"name": "C", "type": "Thing", "versions": "0+",
-         "fields": [{"name": "B", "type": "int8", "versions": "0+"}]},
-        commonStructs=[{"name": "Thing", "versions": "0+",
-                        "fields": [{"name": "B", "type": "int8", "versions": "0+"}]}],
+        {
+            "name": "C",
+            "type": "Thing",
+            "versions": "0+",
+            "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+        },
+        commonStructs=[
+            {
+                "name": "Thing",
+                "versions": "0+",
+                "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+            }
+        ],
     )
-    reject(data, "common-struct-redefined", "uses common struct Thing but declares",
-           struct="FooRequest", field="C")
+    reject(
+        data,
+        "common-struct-redefined",
+        "uses common struct Thing but declares",
+        struct="FooRequest",
+        field="C",
+    )
 
 
 def test_unknown_struct() -> None:
@@ -449,79 +556,116 @@ def test_unknown_struct() -> None:
 
 
 def test_struct_versions_never_meet() -> None:
-    data = with_field({"name": "Late", "type": "Later", "versions": "5+",
-                       "fields": [{"name": "B", "type": "int8", "versions": "0+"}]})
-    reject(data, "struct-versions", "struct Later can never occur",
-           struct="FooRequest", field="Late")
+    data = with_field(
+        {
+            "name": "Late",
+            "type": "Later",
+            "versions": "5+",
+            "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+        }
+    )
+    reject(
+        data, "struct-versions", "struct Later can never occur", struct="FooRequest", field="Late"
+    )
 
 
 def test_struct_versions_nested() -> None:
-    data = with_field({"name": "Outer", "type": "[]OuterItem", "versions": "0-1", "fields": [
-        {"name": "Inner", "type": "InnerItem", "versions": "2+",
-         "fields": [{"name": "B", "type": "int8", "versions": "0+"}]},
-    ]})
+    data = with_field(
+        {
+            "name": "Outer",
+            "type": "[]OuterItem",
+            "versions": "0-1",
+            "fields": [
+                {
+                    "name": "Inner",
+                    "type": "InnerItem",
+                    "versions": "2+",
+                    "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+                },
+            ],
+        }
+    )
     reject(data, "struct-versions", "those of OuterItem", struct="OuterItem", field="Inner")
 
 
 def test_null_default_needs_nullable_everywhere() -> None:
-    data = in_struct({"name": "A", "type": "string", "versions": "0+",
-                      "nullableVersions": "1+", "default": "null"})
-    reject(data, "null-default", "default 'null' needs nullableVersions", struct="Item",
-           field="A")
+    data = in_struct(
+        {
+            "name": "A",
+            "type": "string",
+            "versions": "0+",
+            "nullableVersions": "1+",
+            "default": "null",
+        }
+    )
+    reject(data, "null-default", "default 'null' needs nullableVersions", struct="Item", field="A")
 
 
 def test_null_default_on_non_nullable() -> None:
     data = in_struct({"name": "A", "type": "[]int32", "versions": "0+", "default": "null"})
-    reject(data, "null-default", "every version of the field (0+), not none",
-           struct="Item", field="A")
+    reject(
+        data, "null-default", "every version of the field (0+), not none", struct="Item", field="A"
+    )
 
 
-@pytest.mark.parametrize(("type_text", "default", "phrase"), [
-    ("int8", "128", "int8 default 128 is outside -128..127"),
-    ("int8", "-129", "outside"),
-    ("int16", "32768", "outside"),
-    ("int32", "2147483648", "outside"),
-    ("int32", "0x80000000", "outside"),
-    ("int64", "9223372036854775808", "outside"),
-    ("uint16", "-1", "outside 0..65535"),
-    ("uint16", "65536", "outside"),
-    ("uint32", "4294967296", "outside 0..4294967295"),
-    ("int32", "abc", "int32 default 'abc' is not a number"),
-    ("int32", "1.5", "is not a number"),
-    ("int32", "0xZZ", "is not a number"),
-    ("int32", "0x", "is not a number"),
-    ("int16", "--5", "is not a number"),
-    ("int16", "+-5", "is not a number"),
-    ("bool", "yes", "bool default must be true or false"),
-    ("bool", "1", "bool default must be true or false"),
-    ("float64", "abc", "float64 default 'abc' is not a number"),
-    ("uuid", "abc", "is not base64 of 16 bytes"),
-    ("uuid", "AAAAAAAAAAAAAAAAAAAA", "is not base64 of 16 bytes"),
-    ("uuid", "AAAAAAAAAAAAAAAAAAAAAA!!", "is not base64 of 16 bytes"),
-    # '+' and '/' are not in the base64url alphabet Kafka's Uuid.fromString decodes
-    ("uuid", "AAAAAAAAAAAAAAAAAAAA+/", "is not base64 of 16 bytes"),
-    ("bytes", "abc", "only takes an empty or 'null' default"),
-    ("records", "x", "only takes an empty or 'null' default"),
-    ("[]int32", "[1]", "only takes an empty or 'null' default"),
-    ("[]int32", "1", "only takes an empty or 'null' default"),
-])
+@pytest.mark.parametrize(
+    ("type_text", "default", "phrase"),
+    [
+        ("int8", "128", "int8 default 128 is outside -128..127"),
+        ("int8", "-129", "outside"),
+        ("int16", "32768", "outside"),
+        ("int32", "2147483648", "outside"),
+        ("int32", "0x80000000", "outside"),
+        ("int64", "9223372036854775808", "outside"),
+        ("uint16", "-1", "outside 0..65535"),
+        ("uint16", "65536", "outside"),
+        ("uint32", "4294967296", "outside 0..4294967295"),
+        ("int32", "abc", "int32 default 'abc' is not a number"),
+        ("int32", "1.5", "is not a number"),
+        ("int32", "0xZZ", "is not a number"),
+        ("int32", "0x", "is not a number"),
+        ("int16", "--5", "is not a number"),
+        ("int16", "+-5", "is not a number"),
+        ("bool", "yes", "bool default must be true or false"),
+        ("bool", "1", "bool default must be true or false"),
+        ("float64", "abc", "float64 default 'abc' is not a number"),
+        ("uuid", "abc", "is not base64 of 16 bytes"),
+        ("uuid", "AAAAAAAAAAAAAAAAAAAA", "is not base64 of 16 bytes"),
+        ("uuid", "AAAAAAAAAAAAAAAAAAAAAA!!", "is not base64 of 16 bytes"),
+        # '+' and '/' are not in the base64url alphabet Kafka's Uuid.fromString decodes
+        ("uuid", "AAAAAAAAAAAAAAAAAAAA+/", "is not base64 of 16 bytes"),
+        ("bytes", "abc", "only takes an empty or 'null' default"),
+        ("records", "x", "only takes an empty or 'null' default"),
+        ("[]int32", "[1]", "only takes an empty or 'null' default"),
+        ("[]int32", "1", "only takes an empty or 'null' default"),
+    ],
+)
 def test_bad_default(type_text: str, default: str, phrase: str) -> None:
     data = in_struct({"name": "A", "type": type_text, "versions": "0+", "default": default})
     reject(data, "bad-default", phrase, struct="Item", field="A")
 
 
 def test_bad_default_struct() -> None:
-    data = in_struct({"name": "A", "type": "Sub", "versions": "0+", "default": "x",
-                      "fields": [{"name": "B", "type": "int8", "versions": "0+"}]})
-    reject(data, "bad-default", "only takes an empty or 'null' default", struct="Item",
-           field="A")
+    data = in_struct(
+        {
+            "name": "A",
+            "type": "Sub",
+            "versions": "0+",
+            "default": "x",
+            "fields": [{"name": "B", "type": "int8", "versions": "0+"}],
+        }
+    )
+    reject(data, "bad-default", "only takes an empty or 'null' default", struct="Item", field="A")
 
 
-@pytest.mark.parametrize(("source", "text", "phrase"), [
-    ("field", "99999", "above 32767"),
-    ("field", "3-1", "3 is above 1"),
-    ("nullable", "40000+", "above 32767"),
-])
+@pytest.mark.parametrize(
+    ("source", "text", "phrase"),
+    [
+        ("field", "99999", "above 32767"),
+        ("field", "3-1", "3 is above 1"),
+        ("nullable", "40000+", "above 32767"),
+    ],
+)
 def test_bad_versions_on_field(source: str, text: str, phrase: str) -> None:
     key = "versions" if source == "field" else "nullableVersions"
     spec: dict[str, Any] = {"name": "A", "type": "string", "versions": "0+"}
@@ -567,8 +711,14 @@ def test_duplicate_api_key() -> None:
 
 
 def test_metadata_api_keys_are_per_folder() -> None:
-    record = {"apiKey": 1, "type": "metadata", "name": "ARecord", "validVersions": "0",
-              "flexibleVersions": "0+", "fields": []}
+    record = {
+        "apiKey": 1,
+        "type": "metadata",
+        "name": "ARecord",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
+        "fields": [],
+    }
     other = dict(record, name="BRecord")
     build(("metadata/ARecord.json", record), ("storage/BRecord.json", other))
     with pytest.raises(SpecError) as caught:
@@ -587,41 +737,51 @@ def test_unpaired_api() -> None:
 # --- positive: names, defaults, versions ----------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("ThrottleTimeMs", "throttle_time_ms"),
-    ("V3AndBelowTopics", "v3_and_below_topics"),
-    ("validateOnly", "validate_only"),
-    ("ABCDef", "abc_def"),
-    ("ErrorCode", "error_code"),
-    ("Id", "id"),
-    ("UUID", "uuid"),
-    ("TopicId2", "topic_id2"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("ThrottleTimeMs", "throttle_time_ms"),
+        ("V3AndBelowTopics", "v3_and_below_topics"),
+        ("validateOnly", "validate_only"),
+        ("ABCDef", "abc_def"),
+        ("ErrorCode", "error_code"),
+        ("Id", "id"),
+        ("UUID", "uuid"),
+        ("TopicId2", "topic_id2"),
+    ],
+)
 def test_snake_case(name: str, expected: str) -> None:
     assert snake_case(name) == expected
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("Class", "class_"),
-    ("Encode", "encode_"),
-    ("Decode", "decode_"),
-    ("ToDict", "to_dict_"),
-    ("Version", "version_"),
-    ("Data", "data_"),
-    ("Offset", "offset_"),
-    ("Self", "self_"),
-    ("Import", "import_"),
-    ("Match", "match_"),
-    ("None", "none"),
-    ("Topics", "topics"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Class", "class_"),
+        ("Encode", "encode_"),
+        ("Decode", "decode_"),
+        ("ToDict", "to_dict_"),
+        ("Version", "version_"),
+        ("Data", "data_"),
+        ("Offset", "offset_"),
+        ("Self", "self_"),
+        ("Import", "import_"),
+        ("Match", "match_"),
+        ("None", "none"),
+        ("Topics", "topics"),
+    ],
+)
 def test_attribute_name_escaping(name: str, expected: str) -> None:
     assert attribute_name(name) == expected
 
 
 def test_escaped_attributes_in_model() -> None:
-    message = build_one(in_struct({"name": "Class", "type": "int8", "versions": "0+"},
-                                  {"name": "Encode", "type": "int8", "versions": "0+"}))
+    message = build_one(
+        in_struct(
+            {"name": "Class", "type": "int8", "versions": "0+"},
+            {"name": "Encode", "type": "int8", "versions": "0+"},
+        )
+    )
     item = next(s for s in message.structs if s.name == "Item")
     assert [f.attr for f in item.fields] == ["class_", "encode_"]
 
@@ -632,36 +792,39 @@ def default_of(spec: dict[str, Any]) -> Any:
     return item.fields[0].default
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ({"type": "int32", "default": "0x7fffffff"}, 2147483647),
-    ({"type": "int32", "default": "0X10"}, 16),
-    ({"type": "int64", "default": "-1"}, -1),
-    ({"type": "int32", "default": "-2147483648"}, -(2**31)),
-    ({"type": "int8", "default": -1}, -1),  # a JSON number
-    ({"type": "uint16", "default": "65535"}, 65535),
-    ({"type": "uint32", "default": "4294967295"}, 4294967295),
-    ({"type": "int32"}, 0),
-    ({"type": "bool", "default": "true"}, True),
-    ({"type": "bool", "default": "FALSE"}, False),
-    ({"type": "bool", "default": True}, True),  # a JSON boolean
-    ({"type": "bool"}, False),
-    ({"type": "float64", "default": "1.5"}, 1.5),
-    ({"type": "float64", "default": "-2e3"}, -2000.0),
-    ({"type": "float64"}, 0.0),
-    ({"type": "string", "default": "abc"}, "abc"),
-    ({"type": "string", "default": ""}, ""),
-    ({"type": "string"}, ""),
-    ({"type": "string", "nullableVersions": "0+", "default": "null"}, None),
-    ({"type": "bytes", "nullableVersions": "0+", "default": "null"}, None),
-    ({"type": "[]int32", "nullableVersions": "0+", "default": "null"}, None),
-    ({"type": "bytes"}, b""),
-    ({"type": "[]string"}, []),
-    ({"type": "uuid"}, uuid.UUID(int=0)),
-    ({"type": "uuid", "default": "AAAAAAAAAAAAAAAAAAAAAQ"}, uuid.UUID(int=1)),
-    ({"type": "uuid", "default": "_____________________w"}, uuid.UUID(int=2**128 - 1)),
-    ({"type": "records", "nullableVersions": "0+"}, None),
-    ({"type": "records"}, b""),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"type": "int32", "default": "0x7fffffff"}, 2147483647),
+        ({"type": "int32", "default": "0X10"}, 16),
+        ({"type": "int64", "default": "-1"}, -1),
+        ({"type": "int32", "default": "-2147483648"}, -(2**31)),
+        ({"type": "int8", "default": -1}, -1),  # a JSON number
+        ({"type": "uint16", "default": "65535"}, 65535),
+        ({"type": "uint32", "default": "4294967295"}, 4294967295),
+        ({"type": "int32"}, 0),
+        ({"type": "bool", "default": "true"}, True),
+        ({"type": "bool", "default": "FALSE"}, False),
+        ({"type": "bool", "default": True}, True),  # a JSON boolean
+        ({"type": "bool"}, False),
+        ({"type": "float64", "default": "1.5"}, 1.5),
+        ({"type": "float64", "default": "-2e3"}, -2000.0),
+        ({"type": "float64"}, 0.0),
+        ({"type": "string", "default": "abc"}, "abc"),
+        ({"type": "string", "default": ""}, ""),
+        ({"type": "string"}, ""),
+        ({"type": "string", "nullableVersions": "0+", "default": "null"}, None),
+        ({"type": "bytes", "nullableVersions": "0+", "default": "null"}, None),
+        ({"type": "[]int32", "nullableVersions": "0+", "default": "null"}, None),
+        ({"type": "bytes"}, b""),
+        ({"type": "[]string"}, []),
+        ({"type": "uuid"}, uuid.UUID(int=0)),
+        ({"type": "uuid", "default": "AAAAAAAAAAAAAAAAAAAAAQ"}, uuid.UUID(int=1)),
+        ({"type": "uuid", "default": "_____________________w"}, uuid.UUID(int=2**128 - 1)),
+        ({"type": "records", "nullableVersions": "0+"}, None),
+        ({"type": "records"}, b""),
+    ],
+)
 def test_defaults_normalised(spec: dict[str, Any], expected: Any) -> None:
     value = default_of(spec)
     assert value == expected
@@ -669,23 +832,34 @@ def test_defaults_normalised(spec: dict[str, Any], expected: Any) -> None:
 
 
 def test_struct_default_is_empty_struct() -> None:
-    value = default_of({"type": "Sub", "fields": [{"name": "B", "type": "int8",
-                                                    "versions": "0+"}]})
+    value = default_of({"type": "Sub", "fields": [{"name": "B", "type": "int8", "versions": "0+"}]})
     assert value is EMPTY_STRUCT
 
 
 def test_effective_versions_intersect_parent() -> None:
-    data = request(fields=[
-        {"name": "Outer", "type": "[]OuterItem", "versions": "1-2", "fields": [
-            {"name": "A", "type": "int8", "versions": "0+"},
-            {"name": "B", "type": "int8", "versions": "2+"},
-            {"name": "Inner", "type": "InnerItem", "versions": "0+", "fields": [
-                {"name": "C", "type": "int8", "versions": "0-1"},
-            ]},
-        ]},
-        {"name": "Late", "type": "int8", "versions": "3+"},
-        {"name": "Gone", "type": "int8", "versions": "0-1"},
-    ])
+    data = request(
+        fields=[
+            {
+                "name": "Outer",
+                "type": "[]OuterItem",
+                "versions": "1-2",
+                "fields": [
+                    {"name": "A", "type": "int8", "versions": "0+"},
+                    {"name": "B", "type": "int8", "versions": "2+"},
+                    {
+                        "name": "Inner",
+                        "type": "InnerItem",
+                        "versions": "0+",
+                        "fields": [
+                            {"name": "C", "type": "int8", "versions": "0-1"},
+                        ],
+                    },
+                ],
+            },
+            {"name": "Late", "type": "int8", "versions": "3+"},
+            {"name": "Gone", "type": "int8", "versions": "0-1"},
+        ]
+    )
     message = build_one(data)
     top = {f.name: f.versions for f in message.root.fields}
     # top-level fields are clipped to validVersions 0-3
@@ -701,8 +875,9 @@ def test_effective_versions_intersect_parent() -> None:
 
 
 def test_tagged_only_field_takes_tagged_versions() -> None:
-    message = build_one(with_field({"name": "T", "type": "int64", "taggedVersions": "2+",
-                                    "tag": 0}))
+    message = build_one(
+        with_field({"name": "T", "type": "int64", "taggedVersions": "2+", "tag": 0})
+    )
     field = message.root.fields[-1]
     assert field.tag == 0
     assert field.versions == Versions(2, 3)  # taggedVersions, clipped to validVersions
@@ -713,13 +888,21 @@ def test_common_struct_versions_and_sharing() -> None:
     data = request(
         fields=[
             {"name": "A", "type": "Thing", "versions": "0+"},
-            {"name": "Bs", "type": "[]Holder", "versions": "1+", "fields": [
-                {"name": "B", "type": "[]Thing", "versions": "0+"},
-            ]},
+            {
+                "name": "Bs",
+                "type": "[]Holder",
+                "versions": "1+",
+                "fields": [
+                    {"name": "B", "type": "[]Thing", "versions": "0+"},
+                ],
+            },
         ],
         commonStructs=[
-            {"name": "Thing", "versions": "0+", "fields": [
-                {"name": "X", "type": "int8", "versions": "0+"}]},
+            {
+                "name": "Thing",
+                "versions": "0+",
+                "fields": [{"name": "X", "type": "int8", "versions": "0+"}],
+            },
             {"name": "Unused", "versions": "1+", "fields": []},
         ],
     )
