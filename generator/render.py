@@ -192,9 +192,13 @@ class ModuleRenderer:
         return view
 
     def plan_view(self, message: Message, plan: StructPlan) -> dict[str, Any]:
-        def with_view(fp: FieldPlan) -> dict[str, Any]:
+        def with_view(fp: FieldPlan, in_tag: bool = False) -> dict[str, Any]:
+            view = self.wire_view(message, fp)
+            # Inside a tagged field a nullable struct has a uvarint marker (0 = null,
+            # 1 = present); elsewhere an int8 (-1 = null, 1 = present), as in Kafka.
+            view["in_tag"] = in_tag
             return {"field": fp.field, "compact": fp.compact, "nullable": fp.nullable,
-                    "child": fp.child, "view": self.wire_view(message, fp)}
+                    "child": fp.child, "view": view}
 
         on_wire = [*plan.regular, *plan.tagged]
         return {
@@ -205,7 +209,7 @@ class ModuleRenderer:
             "qualname": self.qualname(message, plan.struct),
             "flexible": plan.flexible,
             "regular": [with_view(fp) for fp in plan.regular],
-            "tagged": [with_view(fp) for fp in plan.tagged],
+            "tagged": [with_view(fp, in_tag=True) for fp in plan.tagged],
             "guarded_views": [self.field_view(message, f) for f in plan.guarded],
             "invalid_tags": plan.invalid_tags,
             "has_unknown_tags": has_flexible_plan(self.plans_of(message), plan.struct),
