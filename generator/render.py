@@ -213,6 +213,12 @@ class ModuleRenderer:
             "guarded_views": [self.field_view(message, f) for f in plan.guarded],
             "invalid_tags": plan.invalid_tags,
             "has_unknown_tags": has_flexible_plan(self.plans_of(message), plan.struct),
+            "has_known_tags": has_known_tags(self.plans_of(message), plan.struct),
+            # Fields not on the wire at these versions: the decoder sets their defaults.
+            "absent": [
+                self.field_view(message, f) for f in plan.struct.fields
+                if f.name not in {fp.field.name for fp in plan.regular}
+            ],
             "steps": self.steps(plan.regular, with_view),
             # For the error locator: "attr:type" per field, "?" marking nullable here.
             "checks": " ".join(
@@ -256,7 +262,7 @@ class ModuleRenderer:
         is_message = struct is message.root
         versions = mp.struct_versions.get(struct.name, {})
         functions = sorted((v, plan.function) for v, plan in versions.items())
-        known_tags = any(plan.tagged for plan in versions.values())
+        known_tags = has_known_tags(mp, struct)
         view = {
             "name": struct.name,
             "qualname": self.qualname(message, struct),
@@ -306,6 +312,10 @@ def check_type(f: Field) -> str:
     if f.type.struct_name:
         return "[]struct" if f.type.is_array else "struct"
     return f.type.text
+
+
+def has_known_tags(mp: MessagePlans, struct: Struct) -> bool:
+    return any(plan.tagged for plan in mp.struct_versions.get(struct.name, {}).values())
 
 
 def has_flexible_plan(mp: MessagePlans, struct: Struct) -> bool:

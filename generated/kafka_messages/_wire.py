@@ -31,6 +31,7 @@ UINT32 = struct.Struct(">I")
 FLOAT64 = struct.Struct(">d")
 
 ZERO_UUID = UUID(int=0)
+NO_TAGS: frozenset[int] = frozenset()
 MAX_STRING_LENGTH = 0x7FFF
 
 #: Value ranges of the integer wire types, for precise encode errors.
@@ -109,14 +110,20 @@ def read_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, 
 
 
 def read_compact_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:  # the usual one-byte length
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     if n == 0:
         raise DecodeError("null in a non-nullable string", pos, path)
     return _string(buf, after, n - 1, path)
 
 
 def read_compact_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, int]:
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     if n == 0:
         return None, after
     return _string(buf, after, n - 1, path)
@@ -203,7 +210,10 @@ def read_nullable_array_length(buf: Buffer, pos: int, item_size: int, path: str)
 
 
 def read_compact_array_length(buf: Buffer, pos: int, item_size: int, path: str) -> tuple[int, int]:
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     if n == 0:
         raise DecodeError("null in a non-nullable array", pos, path)
     _check_count(buf, after, n - 1, item_size, path)
@@ -217,6 +227,80 @@ def read_compact_nullable_array_length(
     n, after = read_uvarint(buf, pos, path)
     _check_count(buf, after, n - 1, item_size, path)
     return n - 1, after
+
+
+_ITEM_STRUCTS: dict[tuple[int, str], struct.Struct] = {}
+
+
+def _items_struct(n: int, code: str) -> struct.Struct:
+    """A compiled ``struct.Struct`` for ``n`` items of ``code``, kept for small counts."""
+    key = (n, code)
+    compiled = _ITEM_STRUCTS.get(key)
+    if compiled is None:
+        compiled = struct.Struct(f">{n}{code}")
+        if n <= 64:
+            _ITEM_STRUCTS[key] = compiled
+    return compiled
+
+
+def _fixed_items(
+    buf: Buffer, pos: int, n: int, code: str, size: int, path: str
+) -> tuple[list[Any], int]:
+    end = pos + n * size
+    if end > len(buf):
+        raise DecodeError(
+            f"array of {n} items of {size} bytes does not fit in the {len(buf) - pos} "
+            "bytes left",
+            pos,
+            path,
+        )
+    return list(_items_struct(n, code).unpack_from(buf, pos)), end
+
+
+def read_fixed_array(
+    buf: Buffer, pos: int, code: str, size: int, path: str
+) -> tuple[list[Any], int]:
+    """A classic (int32 count) array of fixed-size items, read in one unpack."""
+    n = _int32(buf, pos, path)
+    if n < 0:
+        raise DecodeError(f"null or negative count {n} in a non-nullable array", pos, path)
+    return _fixed_items(buf, pos + 4, n, code, size, path)
+
+
+def read_nullable_fixed_array(
+    buf: Buffer, pos: int, code: str, size: int, path: str
+) -> tuple[list[Any] | None, int]:
+    n = _int32(buf, pos, path)
+    if n == -1:
+        return None, pos + 4
+    if n < 0:
+        raise DecodeError(f"negative count {n}", pos, path)
+    return _fixed_items(buf, pos + 4, n, code, size, path)
+
+
+def read_compact_fixed_array(
+    buf: Buffer, pos: int, code: str, size: int, path: str
+) -> tuple[list[Any], int]:
+    """A compact (uvarint count + 1) array of fixed-size items, read in one unpack."""
+    if pos < len(buf) and buf[pos] < 0x80:  # the usual one-byte count
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
+    if n == 0:
+        raise DecodeError("null in a non-nullable array", pos, path)
+    return _fixed_items(buf, after, n - 1, code, size, path)
+
+
+def read_compact_nullable_fixed_array(
+    buf: Buffer, pos: int, code: str, size: int, path: str
+) -> tuple[list[Any] | None, int]:
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
+    if n == 0:
+        return None, after
+    return _fixed_items(buf, after, n - 1, code, size, path)
 
 
 def read_fixed_items(

@@ -14,6 +14,8 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError, EncodeError
 
+_new = object.__new__
+
 _S_hh = struct.Struct(">hh")
 _S_hhh = struct.Struct(">hhh")
 
@@ -469,7 +471,11 @@ class ApiVersionsResponse:
 def _read_api_versions_request_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 0-2."""
     end = len(buf)
-    obj = ApiVersionsRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsRequest)
+    obj.client_software_name = ""
+    obj.client_software_version = ""
+    obj.unknown_tagged_fields = []
     return obj, pos
 
 
@@ -485,7 +491,9 @@ def _write_api_versions_request_v0(obj: ApiVersionsRequest, out: bytearray) -> N
 def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 3-4."""
     end = len(buf)
-    obj = ApiVersionsRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsRequest)
+    obj.unknown_tagged_fields = []
     obj.client_software_name, pos = _wire.read_compact_string(buf, pos, "client_software_name")
     obj.client_software_version, pos = _wire.read_compact_string(
         buf, pos, "client_software_version"
@@ -523,7 +531,9 @@ def _read_api_versions_response_api_version_v0(
 ) -> tuple[ApiVersionsResponse.ApiVersion, int]:
     """Decode ApiVersion at versions 0-2."""
     end = len(buf)
-    obj = ApiVersionsResponse.ApiVersion()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse.ApiVersion)
+    obj.unknown_tagged_fields = []
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "api_key")
     obj.api_key, obj.min_version, obj.max_version = _S_hhh.unpack_from(buf, pos)
@@ -548,7 +558,15 @@ def _write_api_versions_response_api_version_v0(
 def _read_api_versions_response_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at version 0."""
     end = len(buf)
-    obj = ApiVersionsResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse)
+    obj.throttle_time_ms = 0
+    obj.supported_features = []
+    obj.finalized_features_epoch = -1
+    obj.finalized_features = []
+    obj.zk_migration_ready = False
+    obj.unknown_tagged_fields = []
+    obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -581,7 +599,14 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
 def _read_api_versions_response_v1(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 1-2."""
     end = len(buf)
-    obj = ApiVersionsResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse)
+    obj.supported_features = []
+    obj.finalized_features_epoch = -1
+    obj.finalized_features = []
+    obj.zk_migration_ready = False
+    obj.unknown_tagged_fields = []
+    obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -623,7 +648,9 @@ def _read_api_versions_response_api_version_v3(
 ) -> tuple[ApiVersionsResponse.ApiVersion, int]:
     """Decode ApiVersion at versions 3-4."""
     end = len(buf)
-    obj = ApiVersionsResponse.ApiVersion()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse.ApiVersion)
+    obj.unknown_tagged_fields = []
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "api_key")
     obj.api_key, obj.min_version, obj.max_version = _S_hhh.unpack_from(buf, pos)
@@ -662,7 +689,9 @@ def _read_api_versions_response_supported_feature_key_v3(
 ) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
     """Decode SupportedFeatureKey at versions 3-4."""
     end = len(buf)
-    obj = ApiVersionsResponse.SupportedFeatureKey()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse.SupportedFeatureKey)
+    obj.unknown_tagged_fields = []
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "min_version")
@@ -703,7 +732,9 @@ def _read_api_versions_response_finalized_feature_key_v3(
 ) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
     """Decode FinalizedFeatureKey at versions 3-4."""
     end = len(buf)
-    obj = ApiVersionsResponse.FinalizedFeatureKey()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse.FinalizedFeatureKey)
+    obj.unknown_tagged_fields = []
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "max_version_level")
@@ -742,7 +773,14 @@ def _write_api_versions_response_finalized_feature_key_v3(
 def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 3-4."""
     end = len(buf)
-    obj = ApiVersionsResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ApiVersionsResponse)
+    obj.supported_features = []
+    obj.finalized_features_epoch = -1
+    obj.finalized_features = []
+    obj.zk_migration_ready = False
+    obj.unknown_tagged_fields = []
+    obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)

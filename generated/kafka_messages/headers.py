@@ -14,6 +14,8 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError, EncodeError
 
+_new = object.__new__
+
 _S_hhi = struct.Struct(">hhi")
 
 
@@ -160,7 +162,10 @@ class ResponseHeader:
 def _read_request_header_v0(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 0."""
     end = len(buf)
-    obj = RequestHeader()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(RequestHeader)
+    obj.client_id = ""
+    obj.unknown_tagged_fields = []
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
@@ -183,7 +188,9 @@ def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
 def _read_request_header_v1(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 1."""
     end = len(buf)
-    obj = RequestHeader()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(RequestHeader)
+    obj.unknown_tagged_fields = []
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
@@ -210,7 +217,9 @@ def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
 def _read_request_header_v2(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 2."""
     end = len(buf)
-    obj = RequestHeader()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(RequestHeader)
+    obj.unknown_tagged_fields = []
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
@@ -249,7 +258,9 @@ def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
 def _read_response_header_v0(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 0."""
     end = len(buf)
-    obj = ResponseHeader()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ResponseHeader)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "correlation_id")
     (obj.correlation_id,) = _wire.INT32.unpack_from(buf, pos)
@@ -270,7 +281,9 @@ def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
 def _read_response_header_v1(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 1."""
     end = len(buf)
-    obj = ResponseHeader()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(ResponseHeader)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "correlation_id")
     (obj.correlation_id,) = _wire.INT32.unpack_from(buf, pos)

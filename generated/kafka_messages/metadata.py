@@ -15,6 +15,8 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError, EncodeError
 
+_new = object.__new__
+
 _S_hii = struct.Struct(">hii")
 _S_hiii = struct.Struct(">hiii")
 _S_oo = struct.Struct(">??")
@@ -613,7 +615,10 @@ def _read_metadata_request_topic_v0(
 ) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 0-8."""
     end = len(buf)
-    obj = MetadataRequest.MetadataRequestTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest.MetadataRequestTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.unknown_tagged_fields = []
     obj.name, pos = _wire.read_string(buf, pos, "name")
     return obj, pos
 
@@ -635,7 +640,12 @@ def _write_metadata_request_topic_v0(
 def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 0."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.allow_auto_topic_creation = True
+    obj.include_cluster_authorized_operations = False
+    obj.include_topic_authorized_operations = False
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_array_length(buf, pos, 2, "topics")
     topics_list: list[MetadataRequest.MetadataRequestTopic] = []
     try:
@@ -679,7 +689,12 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 1-3."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.allow_auto_topic_creation = True
+    obj.include_cluster_authorized_operations = False
+    obj.include_topic_authorized_operations = False
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
@@ -727,7 +742,11 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v4(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 4-7."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.include_cluster_authorized_operations = False
+    obj.include_topic_authorized_operations = False
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
@@ -778,7 +797,9 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v8(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 8."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
@@ -831,7 +852,10 @@ def _read_metadata_request_topic_v9(
 ) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at version 9."""
     end = len(buf)
-    obj = MetadataRequest.MetadataRequestTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest.MetadataRequestTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.unknown_tagged_fields = []
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
     previous = -1
@@ -865,7 +889,9 @@ def _write_metadata_request_topic_v9(
 def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 9."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
@@ -930,7 +956,9 @@ def _read_metadata_request_topic_v10(
 ) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 10-12."""
     end = len(buf)
-    obj = MetadataRequest.MetadataRequestTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest.MetadataRequestTopic)
+    obj.unknown_tagged_fields = []
     obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
     obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
     count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
@@ -964,7 +992,9 @@ def _write_metadata_request_topic_v10(
 def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 10."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
@@ -1027,7 +1057,10 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 11-12."""
     end = len(buf)
-    obj = MetadataRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataRequest)
+    obj.include_cluster_authorized_operations = False
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
@@ -1092,7 +1125,10 @@ def _read_metadata_response_broker_v0(
 ) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at version 0."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseBroker()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseBroker)
+    obj.rack = None
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
@@ -1124,15 +1160,17 @@ def _read_metadata_response_partition_v0(
 ) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 0-4."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponsePartition()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponsePartition)
+    obj.leader_epoch = -1
+    obj.offline_replicas = []
+    obj.unknown_tagged_fields = []
     if pos + 10 > end:
         raise _wire.truncated(pos, 10, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id = _S_hii.unpack_from(buf, pos)
     pos += 10
-    n, pos = _wire.read_array_length(buf, pos, 4, "replica_nodes")
-    obj.replica_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "replica_nodes")
-    n, pos = _wire.read_array_length(buf, pos, 4, "isr_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "isr_nodes")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
     return obj, pos
 
 
@@ -1161,7 +1199,12 @@ def _read_metadata_response_topic_v0(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 0."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.is_internal = False
+    obj.topic_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -1206,7 +1249,13 @@ def _write_metadata_response_topic_v0(
 def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 0."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.throttle_time_ms = 0
+    obj.cluster_id = None
+    obj.controller_id = -1
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_array_length(buf, pos, 10, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
@@ -1252,7 +1301,9 @@ def _read_metadata_response_broker_v1(
 ) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 1-8."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseBroker()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseBroker)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
@@ -1288,7 +1339,11 @@ def _read_metadata_response_topic_v1(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 1-4."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -1338,7 +1393,12 @@ def _write_metadata_response_topic_v1(
 def _read_metadata_response_v1(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 1."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.throttle_time_ms = 0
+    obj.cluster_id = None
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
@@ -1389,7 +1449,11 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v2(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 2."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.throttle_time_ms = 0
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
     brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
     try:
@@ -1442,7 +1506,10 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v3(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 3-4."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -1504,17 +1571,17 @@ def _read_metadata_response_partition_v5(
 ) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 5-6."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponsePartition()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponsePartition)
+    obj.leader_epoch = -1
+    obj.unknown_tagged_fields = []
     if pos + 10 > end:
         raise _wire.truncated(pos, 10, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id = _S_hii.unpack_from(buf, pos)
     pos += 10
-    n, pos = _wire.read_array_length(buf, pos, 4, "replica_nodes")
-    obj.replica_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "replica_nodes")
-    n, pos = _wire.read_array_length(buf, pos, 4, "isr_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "isr_nodes")
-    n, pos = _wire.read_array_length(buf, pos, 4, "offline_replicas")
-    obj.offline_replicas, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_fixed_array(buf, pos, "i", 4, "offline_replicas")
     return obj, pos
 
 
@@ -1545,7 +1612,11 @@ def _read_metadata_response_topic_v5(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 5-6."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -1595,7 +1666,10 @@ def _write_metadata_response_topic_v5(
 def _read_metadata_response_v5(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 5-6."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -1657,19 +1731,18 @@ def _read_metadata_response_partition_v7(
 ) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 7-8."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponsePartition()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponsePartition)
+    obj.unknown_tagged_fields = []
     if pos + 14 > end:
         raise _wire.truncated(pos, 14, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _S_hiii.unpack_from(
         buf, pos
     )
     pos += 14
-    n, pos = _wire.read_array_length(buf, pos, 4, "replica_nodes")
-    obj.replica_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "replica_nodes")
-    n, pos = _wire.read_array_length(buf, pos, 4, "isr_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "isr_nodes")
-    n, pos = _wire.read_array_length(buf, pos, 4, "offline_replicas")
-    obj.offline_replicas, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_fixed_array(buf, pos, "i", 4, "offline_replicas")
     return obj, pos
 
 
@@ -1700,7 +1773,11 @@ def _read_metadata_response_topic_v7(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 7."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -1750,7 +1827,10 @@ def _write_metadata_response_topic_v7(
 def _read_metadata_response_v7(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 7."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -1812,7 +1892,10 @@ def _read_metadata_response_topic_v8(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 8."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -1865,7 +1948,9 @@ def _write_metadata_response_topic_v8(
 def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 8."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -1928,7 +2013,9 @@ def _read_metadata_response_broker_v9(
 ) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 9-12."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseBroker()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseBroker)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
@@ -1976,19 +2063,18 @@ def _read_metadata_response_partition_v9(
 ) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 9-12."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponsePartition()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponsePartition)
+    obj.unknown_tagged_fields = []
     if pos + 14 > end:
         raise _wire.truncated(pos, 14, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _S_hiii.unpack_from(
         buf, pos
     )
     pos += 14
-    n, pos = _wire.read_compact_array_length(buf, pos, 4, "replica_nodes")
-    obj.replica_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "replica_nodes")
-    n, pos = _wire.read_compact_array_length(buf, pos, 4, "isr_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "isr_nodes")
-    n, pos = _wire.read_compact_array_length(buf, pos, 4, "offline_replicas")
-    obj.offline_replicas, pos = _wire.read_fixed_items(buf, pos, n, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "offline_replicas")
     count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
     previous = -1
     for _ in range(count):
@@ -2031,7 +2117,10 @@ def _read_metadata_response_topic_v9(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 9."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.topic_id = _wire.ZERO_UUID
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -2096,7 +2185,9 @@ def _write_metadata_response_topic_v9(
 def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 9."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -2171,7 +2262,9 @@ def _read_metadata_response_topic_v10(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 10-11."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -2238,7 +2331,9 @@ def _write_metadata_response_topic_v10(
 def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 10."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -2311,7 +2406,10 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 11."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -2385,7 +2483,9 @@ def _read_metadata_response_topic_v12(
 ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 12."""
     end = len(buf)
-    obj = MetadataResponse.MetadataResponseTopic()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse.MetadataResponseTopic)
+    obj.unknown_tagged_fields = []
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
@@ -2450,7 +2550,10 @@ def _write_metadata_response_topic_v12(
 def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 12."""
     end = len(buf)
-    obj = MetadataResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(MetadataResponse)
+    obj.cluster_authorized_operations = -2147483648
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)

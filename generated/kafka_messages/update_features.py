@@ -14,6 +14,8 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError, EncodeError
 
+_new = object.__new__
+
 _S_hb = struct.Struct(">hb")
 _S_ho = struct.Struct(">h?")
 _S_ih = struct.Struct(">ih")
@@ -382,7 +384,10 @@ def _read_update_features_request_feature_update_key_v0(
 ) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at version 0."""
     end = len(buf)
-    obj = UpdateFeaturesRequest.FeatureUpdateKey()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesRequest.FeatureUpdateKey)
+    obj.upgrade_type = 1
+    obj.unknown_tagged_fields = []
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 3 > end:
         raise _wire.truncated(pos, 3, end - pos, "max_version_level")
@@ -423,7 +428,10 @@ def _write_update_features_request_feature_update_key_v0(
 def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at version 0."""
     end = len(buf)
-    obj = UpdateFeaturesRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesRequest)
+    obj.validate_only = False
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -474,7 +482,10 @@ def _read_update_features_request_feature_update_key_v1(
 ) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at versions 1-2."""
     end = len(buf)
-    obj = UpdateFeaturesRequest.FeatureUpdateKey()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesRequest.FeatureUpdateKey)
+    obj.allow_downgrade = False
+    obj.unknown_tagged_fields = []
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 3 > end:
         raise _wire.truncated(pos, 3, end - pos, "max_version_level")
@@ -515,7 +526,9 @@ def _write_update_features_request_feature_update_key_v1(
 def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at versions 1-2."""
     end = len(buf)
-    obj = UpdateFeaturesRequest()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesRequest)
+    obj.unknown_tagged_fields = []
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
@@ -571,7 +584,9 @@ def _read_update_features_response_updatable_feature_result_v0(
 ) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
     """Decode UpdatableFeatureResult at versions 0-1."""
     end = len(buf)
-    obj = UpdateFeaturesResponse.UpdatableFeatureResult()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesResponse.UpdatableFeatureResult)
+    obj.unknown_tagged_fields = []
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
@@ -612,7 +627,9 @@ def _write_update_features_response_updatable_feature_result_v0(
 def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at versions 0-1."""
     end = len(buf)
-    obj = UpdateFeaturesResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesResponse)
+    obj.unknown_tagged_fields = []
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
     obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
@@ -665,7 +682,10 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
 def _read_update_features_response_v2(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at version 2."""
     end = len(buf)
-    obj = UpdateFeaturesResponse()
+    # Built without __init__: every field is set below, most from the wire.
+    obj = _new(UpdateFeaturesResponse)
+    obj.results = []
+    obj.unknown_tagged_fields = []
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
     obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
