@@ -6,7 +6,7 @@ SPECS ?= specs
 OUT := generated
 PACKAGE := kafka_messages
 
-.PHONY: setup generate check test lint clean
+.PHONY: setup generate check test lint clean fuzz regen-check capture
 
 # The venv is rebuilt when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -30,6 +30,26 @@ lint: $(VENV)/.installed ## black and mypy on the generator, mypy --strict on th
 	$(PY) -m black --check generator tests
 	$(PY) -m mypy generator
 	cd $(OUT) && ../$(PY) -m mypy --strict $(PACKAGE)
+
+fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,000,000); prints counts
+	$(PY) -m tests.fuzz --cases $(or $(FUZZ_CASES),1000000)
+
+regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder, diff against generated/, print the changelog
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PY) -m generator.cli generate --specs $(SPECS) --out "$$tmp" --package $(PACKAGE) && \
+	echo "== generated code: $(OUT)/$(PACKAGE) -> fresh generation from $(SPECS) ==" && \
+	if diff -ruN -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" > "$$tmp/code.diff"; then \
+		echo "no change"; \
+	else \
+		diff -rqN -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" | sed "s|$$tmp/||"; \
+		echo "($$(wc -l < "$$tmp/code.diff") lines of diff$(if $(REGEN_DIFF),; written to $(REGEN_DIFF),; REGEN_DIFF=FILE keeps it))"; \
+		$(if $(REGEN_DIFF),cp "$$tmp/code.diff" "$(REGEN_DIFF)";) \
+	fi && \
+	echo "== changelog: $(or $(BASE_SPECS),specs) -> $(SPECS) ==" && \
+	$(PY) -m generator.cli diff $(or $(BASE_SPECS),specs) $(SPECS) --format $(or $(DIFF_FORMAT),text)
+
+capture: $(VENV)/.installed ## record tests/golden/ (Tansu + real clients through `kafka-specgen capture`)
+	$(PY) tools/record_golden.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import SpecError
+from .facts import api_names, build_facts, split_raws
 from .format import compare_package, format_files, write_package
 from .load import load_paths
 from .model import build_messages
-from .render import GeneratedFile, render_package
+from .render import GeneratedFile, render_package, spec_api_names
 from .schema import validate_spec
 
 
@@ -24,7 +25,9 @@ def generate_files(
 
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
     """
-    raws = load_paths(spec_paths)
+    # Facts tables (a top-level "facts" key) take their own path: facts.schema.json.
+    raws, fact_raws = split_raws(load_paths(spec_paths))
+    facts = build_facts(fact_raws)
     for raw in raws:
         validate_spec(raw)
         if warn:
@@ -35,7 +38,9 @@ def generate_files(
         for message in messages:
             for warning in message.warnings:
                 print(f"warning: {warning}", file=sys.stderr)
-    files = render_package(messages)
+        for warning in api_names(facts, spec_api_names(messages))[1]:
+            print(f"warning: {warning}", file=sys.stderr)
+    files = render_package(messages, facts)
     return format_files(files) if formatted else sorted(files, key=lambda f: f.path)
 
 
@@ -64,7 +69,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 #: Modules that add more sub-commands: each has ``register(commands)`` adding one parser
 #: whose ``func`` default runs it. They import their heavy dependencies inside ``func``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("pipeline.capture", "generator.broker_versions", "generator.diff")
 
 
 def build_parser() -> argparse.ArgumentParser:

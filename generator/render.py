@@ -14,6 +14,8 @@ from typing import Any, Iterable
 
 import jinja2
 
+from .spark_schema import literal, spark_schemas
+from .facts import Facts, api_names
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message
 
@@ -31,7 +33,9 @@ FIXED_TYPES = {
     "float64": ("FLOAT64", "d", 8),
 }
 #: Modules the package always has; a spec module of the same name would replace one.
-RUNTIME_MODULES = ("__init__", "_wire", "errors", "framing", "headers", "registry")
+RUNTIME_MODULES = (
+    "__init__", "_wire", "errors", "framing", "headers", "negotiation", "registry"
+)
 
 
 @dataclass(frozen=True)
@@ -423,7 +427,21 @@ def file_header(sources: Iterable[str]) -> str:
     return "\n".join(re.sub(r"[^\x20-\x7e—]", "?", line) for line in lines)
 
 
-def render_package(messages: list[Message]) -> list[GeneratedFile]:
+def spec_api_names(messages: Iterable[Message]) -> dict[int, str]:
+    """Api key -> API name, from the request specs."""
+    return {
+        m.api_key: m.api_name for m in messages if m.type == "request" and m.api_key is not None
+    }
+
+
+def facts_header(header: str, sources: Iterable[str | None]) -> str:
+    """A file header plus one ``# facts:`` line per facts table the file was built from."""
+    extra = file_header(f"facts: {s}" for s in sources if s).split("\n")[1:]
+    return "\n".join([header, *(line.replace("# source: ", "# ", 1) for line in extra)])
+
+
+def render_package(messages: list[Message], facts: Facts | None = None) -> list[GeneratedFile]:
+    facts = facts or Facts()
     env = environment()
     modules = group_modules(messages)
     files: list[GeneratedFile] = []
@@ -446,15 +464,28 @@ def render_package(messages: list[Message]) -> list[GeneratedFile]:
     headers = [m for m in messages if m.type == "header"]
     all_sources = [m.source for m in messages]
     runtime_header = file_header(["(runtime, no spec)"])
-    for name in ("_wire.py", "errors.py"):
-        files.append(GeneratedFile(name, env.get_template(f"{name}.j2").render(header=runtime_header)))
-    files.append(GeneratedFile("registry.py", env.get_template("registry.py.j2").render(
-        header=file_header(all_sources), apis=apis,
-        has_headers=bool(headers),
+    files.append(GeneratedFile("_wire.py", env.get_template("_wire.py.j2").render(
+        header=runtime_header)))
+    files.append(GeneratedFile("errors.py", env.get_template("errors.py.j2").render(
+        header=facts_header(runtime_header, [facts.error_codes_source]),
+        error_codes=facts.error_codes,
     )))
-    if {h.name for h in headers} >= {"RequestHeader", "ResponseHeader"}:
+    names, _ = api_names(facts, spec_api_names(messages))
+    files.append(GeneratedFile("registry.py", env.get_template("registry.py.j2").render(
+        header=facts_header(file_header(all_sources), [facts.api_keys_source]), apis=apis,
+        has_headers=bool(headers), api_names=names,
+    )))
+    has_framing = {h.name for h in headers} >= {"RequestHeader", "ResponseHeader"}
+    if has_framing:
         files.append(GeneratedFile("framing.py", env.get_template("framing.py.j2").render(
             header=runtime_header)))
+    files.append(GeneratedFile("negotiation.py", env.get_template("negotiation.py.j2").render(
+        header=runtime_header,
+        api_versions=next((a for a in apis if a["name"] == "ApiVersions"), None)
+        if has_framing else None,
+    )))
+    files.append(GeneratedFile("spark_schemas.py", env.get_template("spark_schemas.py.j2").render(
+        header=file_header(all_sources), schemas=literal(spark_schemas(messages)))))
     files.append(GeneratedFile("__init__.py", env.get_template("__init__.py.j2").render(
         header=runtime_header, modules=tuple(m.name for m in modules))))
     files.append(GeneratedFile("py.typed", ""))

@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Sequence
 
 from generator.cli import generate_files
+from generator.facts import split_raws
 from generator.format import write_package
 from generator.load import load_paths
 from generator.model import Message, build_messages
@@ -35,7 +36,7 @@ def kafka_python_specs() -> Path:
 
 
 def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
-    raws = load_paths(spec_paths)
+    raws, _facts = split_raws(load_paths(spec_paths))  # facts tables are no messages
     for raw in raws:
         validate_spec(raw)
     return build_messages(raws)

@@ -156,7 +156,7 @@ class KafkaPython:
 
     def _fields_to_peer(self, obj: Any, message_cls: type, message: Message, struct: Struct,
                         kstruct: Any, version: int, in_tag: bool) -> dict[str, Any]:
-        if obj.unknown_tagged_fields:
+        if getattr(obj, "unknown_tagged_fields", None):
             raise Inexpressible("kafka-python does not write unknown tagged fields")
         cls = struct_class(message_cls, message, struct)
         kwargs: dict[str, Any] = {}
@@ -269,7 +269,6 @@ class KafkaPython:
 
 # The widest millisecond values kio's datetime/timedelta types survive: datetime covers
 # years 1-9999, and kio writes a timedelta through float seconds (exact up to 2**53 µs).
-_DT_MIN = -62135596800000
 _DT_MAX = 253402300799999
 _TD_LIMIT = 2**43
 
@@ -325,6 +324,12 @@ class Kio:
                 self._check(self._entity_type(kf), f.struct, version, f"{where}.{f.name}")
 
     @staticmethod
+    def _optional(kf: Any) -> bool:
+        from kio.serial._introspect import is_optional
+
+        return is_optional(kf)
+
+    @staticmethod
     def _entity_type(kf: Any) -> type:
         from kio.serial._introspect import classify_field
 
@@ -336,7 +341,7 @@ class Kio:
         return self._to_peer(obj, kcls, message.root, version)
 
     def _to_peer(self, obj: Any, kcls: type, struct: Struct, version: int) -> Any:
-        if obj.unknown_tagged_fields:
+        if getattr(obj, "unknown_tagged_fields", None):
             raise Inexpressible("kio does not write unknown tagged fields")
         kwargs = {}
         for f, kf in self._pairs(kcls, struct, version):
@@ -353,18 +358,24 @@ class Kio:
                 return tuple(self._to_peer(v, ktype, f.struct, version) for v in value)
             return self._to_peer(value, ktype, f.struct, version)
         kind = kf.metadata["kafka_type"]
+        if kind == "uuid" and value == ZERO_UUID and self._optional(kf):
+            return None  # kio's own spelling of the zero uuid (what its reader returns)
         if f.type.is_array:
             return tuple(self._scalar_to_peer(v, kind) for v in value)
-        projected = self._project(value, kind)
+        projected = self._project(value, kind, self._optional(kf))
         if projected != value:
             setattr(obj, f.attr, projected)
         return self._scalar_to_peer(projected, kind)
 
-    def _project(self, value: Any, kind: str) -> Any:
+    def _project(self, value: Any, kind: str, optional: bool) -> Any:
         if kind == "error_code" and value not in self.known_codes:
             return self.known_codes[value % len(self.known_codes)]
         if kind == "datetime_i64":
-            return value if _DT_MIN <= value <= _DT_MAX else _fold(value, _DT_MIN, _DT_MAX)
+            # kio writes any datetime but its reader rejects negative timestamps ("Cannot
+            # parse negative timestamp"), except -1 in a nullable field, which is None.
+            if optional and value == -1:
+                return value
+            return value if 0 <= value <= _DT_MAX else _fold(value, 0, _DT_MAX)
         if kind == "timedelta_i64":
             return value if -_TD_LIMIT <= value <= _TD_LIMIT else _fold(value, -_TD_LIMIT,
                                                                           _TD_LIMIT)
@@ -383,7 +394,7 @@ class Kio:
         if kind == "timedelta_i64":
             return i64Timedelta.parse(datetime.timedelta(milliseconds=value))
         if kind == "datetime_i64":
-            return tz_aware_from_i64(value)
+            return None if value == -1 else tz_aware_from_i64(value)
         return value
 
     # kio instance -> our instance
@@ -405,6 +416,8 @@ class Kio:
                 value = [self._scalar_from_peer(v, f.type.element) for v in value]
             elif f.type.text == "uuid" and value is None:
                 value = ZERO_UUID  # kio reads the zero uuid as None
+            elif kf.metadata.get("kafka_type") == "datetime_i64" and value is None:
+                value = -1  # kio reads -1 in a nullable timestamp as None
             elif value is not None:
                 value = self._scalar_from_peer(value, f.type)
             setattr(obj, f.attr, value)
@@ -412,12 +425,14 @@ class Kio:
 
     @staticmethod
     def _scalar_from_peer(value: Any, ftype: FieldType | None) -> Any:
+        # kio builds these through float seconds; read them back the way its writer does.
         if isinstance(value, datetime.timedelta):
-            return value // datetime.timedelta(milliseconds=1)
+            return round(value.total_seconds() * 1000)
         if isinstance(value, datetime.datetime):
-            epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-            return (value - epoch) // datetime.timedelta(milliseconds=1)
-        if isinstance(value, self_error_code_type()):
+            return round(value.timestamp() * 1000)
+        from kio.schema.errors import ErrorCode
+
+        if isinstance(value, ErrorCode):
             return int(value.value)
         if isinstance(value, bool):
             return value
@@ -442,9 +457,3 @@ class Kio:
         if size != len(data):
             raise AssertionError(f"kio read {size} of {len(data)} bytes")
         return value
-
-
-def self_error_code_type() -> type:
-    from kio.schema.errors import ErrorCode
-
-    return ErrorCode

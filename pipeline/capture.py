@@ -1,0 +1,385 @@
+"""``kafka-specgen capture``: a recording TCP proxy for Kafka traffic.
+
+Clients connect to ``--listen``; every connection is relayed to ``--upstream`` (a broker)
+byte for byte, in both directions. On the side, each stream is cut into Kafka frames
+(int32 size prefix), responses are paired with their requests by connection and
+correlation id, and every frame becomes one JSON line in ``--out``::
+
+    {"ts": 1718000000.123, "conn": 1, "dir": "request", "api_key": 18, "api_version": 3,
+     "correlation_id": 1, "client_id": "rdkafka", "frame": "0012000300000001..."}
+
+``frame`` is the hex of the bytes after the size prefix (header and body). A response
+carries the api key, version and client id of the request it answers (they are not on the
+wire in a response); a response whose request was never seen has ``null`` there.
+
+The proxy never alters, delays on purpose or reorders bytes: recording happens before a
+chunk is forwarded, so a request is always written before its response. The file is flushed
+after every frame, so a killed capture loses at most the frame being written. Either side
+closing a connection closes the other side of that connection only. SIGINT and SIGTERM
+stop the proxy cleanly, as do ``--max-frames`` and ``--duration``.
+
+Standard library only: no Spark (or generated package) import here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import struct
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import IO, Any
+
+#: Frames larger than this (Kafka's socket.request.max.bytes) stop the recording of that
+#: stream (the bytes are still relayed): the stream is not Kafka or it lost sync.
+MAX_FRAME_SIZE = 100 * 1024 * 1024
+CHUNK = 256 * 1024
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+
+
+def parse_hostport(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``[v6]:PORT``) -> ``(host, port)``."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port)
+
+
+def parse_request_header(frame: bytes) -> tuple[int | None, int | None, int | None, str | None]:
+    """``(api_key, api_version, correlation_id, client_id)`` of a request frame.
+
+    Whatever cannot be read (a frame too short) is ``None``. ``client_id`` is a classic
+    nullable string in every request header version that has it (v1 and v2); only
+    ControlledShutdown v0 uses header v0, which has none.
+    """
+    if len(frame) < 8:
+        api_key = _INT16.unpack_from(frame, 0)[0] if len(frame) >= 2 else None
+        api_version = _INT16.unpack_from(frame, 2)[0] if len(frame) >= 4 else None
+        return api_key, api_version, None, None
+    api_key, api_version = _INT16.unpack_from(frame, 0)[0], _INT16.unpack_from(frame, 2)[0]
+    correlation_id = _INT32.unpack_from(frame, 4)[0]
+    client_id = None
+    if not (api_key == 7 and api_version == 0) and len(frame) >= 10:
+        (length,) = _INT16.unpack_from(frame, 8)
+        if 0 <= length <= len(frame) - 10:
+            client_id = frame[10 : 10 + length].decode("utf-8", errors="replace")
+    return api_key, api_version, correlation_id, client_id
+
+
+class FrameSplitter:
+    """Cuts size-prefixed frames off a byte stream fed in arbitrary chunks."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.broken: str | None = None
+
+    def feed(self, data: bytes) -> list[bytes]:
+        if self.broken is not None:
+            return []
+        self.buffer += data
+        frames: list[bytes] = []
+        pos = 0
+        while len(self.buffer) - pos >= 4:
+            (size,) = _INT32.unpack_from(self.buffer, pos)
+            if size < 0 or size > MAX_FRAME_SIZE:
+                self.broken = f"frame size {size} outside 0..{MAX_FRAME_SIZE}"
+                self.buffer.clear()
+                return frames
+            if len(self.buffer) - pos - 4 < size:
+                break
+            frames.append(bytes(self.buffer[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+        del self.buffer[:pos]
+        return frames
+
+
+class Recorder:
+    """Writes frame records as JSON lines, flushing after each; counts them."""
+
+    def __init__(self, out: IO[str], max_frames: int | None, on_full: Any) -> None:
+        self.out = out
+        self.max_frames = max_frames
+        self.on_full = on_full
+        self.frames = 0
+
+    @property
+    def full(self) -> bool:
+        return self.max_frames is not None and self.frames >= self.max_frames
+
+    def write(self, record: dict[str, Any]) -> None:
+        if self.full or self.out.closed:
+            return
+        self.out.write(json.dumps(record, separators=(", ", ": ")) + "\n")
+        self.out.flush()
+        self.frames += 1
+        if self.full:
+            self.on_full()
+
+
+class Connection:
+    """One client connection relayed to the upstream broker."""
+
+    def __init__(self, conn_id: int, proxy: "CaptureProxy") -> None:
+        self.conn_id = conn_id
+        self.proxy = proxy
+        # correlation id -> queue of (api_key, api_version, client_id) awaiting a response
+        self.pending: dict[int, deque[tuple[int | None, int | None, str | None]]] = {}
+        self.writers: list[asyncio.StreamWriter] = []
+
+    def record_requests(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            api_key, api_version, correlation_id, client_id = parse_request_header(frame)
+            if correlation_id is not None:
+                self.pending.setdefault(correlation_id, deque()).append(
+                    (api_key, api_version, client_id)
+                )
+            self.proxy.recorder.write(
+                self._record("request", api_key, api_version, correlation_id, client_id, frame)
+            )
+
+    def record_responses(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            correlation_id = _INT32.unpack_from(frame, 0)[0] if len(frame) >= 4 else None
+            api_key = api_version = client_id = None
+            queue = self.pending.get(correlation_id) if correlation_id is not None else None
+            if queue:
+                api_key, api_version, client_id = queue.popleft()
+                if not queue:
+                    del self.pending[correlation_id]  # type: ignore[arg-type]
+            self.proxy.recorder.write(
+                self._record("response", api_key, api_version, correlation_id, client_id, frame)
+            )
+
+    def _record(
+        self,
+        direction: str,
+        api_key: int | None,
+        api_version: int | None,
+        correlation_id: int | None,
+        client_id: str | None,
+        frame: bytes,
+    ) -> dict[str, Any]:
+        return {
+            "ts": round(time.time(), 6),
+            "conn": self.conn_id,
+            "dir": direction,
+            "api_key": api_key,
+            "api_version": api_version,
+            "correlation_id": correlation_id,
+            "client_id": client_id,
+            "frame": frame.hex(),
+        }
+
+    async def pump(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, direction: str
+    ) -> None:
+        splitter = FrameSplitter()
+        record = self.record_requests if direction == "request" else self.record_responses
+        reported = False
+        try:
+            while True:
+                data = await reader.read(CHUNK)
+                if not data:
+                    break
+                record(splitter.feed(data))
+                if splitter.broken is not None and not reported:
+                    reported = True
+                    self.proxy.log(
+                        f"conn {self.conn_id} {direction}s: {splitter.broken}; "
+                        "relaying without recording"
+                    )
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        for writer in self.writers:
+            if not writer.is_closing():
+                writer.close()
+
+    async def run(
+        self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
+    ) -> None:
+        self.writers.append(client_writer)
+        host, port = self.proxy.upstream
+        try:
+            up_reader, up_writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port), timeout=10
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            self.proxy.log(f"conn {self.conn_id}: cannot reach upstream {host}:{port}: {exc}")
+            self.close()
+            return
+        self.writers.append(up_writer)
+        await asyncio.gather(
+            self.pump(client_reader, up_writer, "request"),
+            self.pump(up_reader, client_writer, "response"),
+        )
+        for writer in self.writers:
+            try:
+                await writer.wait_closed()
+            except (ConnectionError, OSError):
+                pass
+
+
+class CaptureProxy:
+    def __init__(
+        self,
+        listen: tuple[str, int],
+        upstream: tuple[str, int],
+        out: IO[str],
+        max_frames: int | None = None,
+        quiet: bool = False,
+    ) -> None:
+        self.listen = listen
+        self.upstream = upstream
+        self.quiet = quiet
+        self.stopping = asyncio.Event()
+        self.recorder = Recorder(out, max_frames, self.stopping.set)
+        self.connections: dict[int, Connection] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.next_conn = 0
+        self.bound_port: int | None = None
+
+    def log(self, text: str) -> None:
+        if not self.quiet:
+            print(f"capture: {text}", file=sys.stderr, flush=True)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.stopping.is_set():
+            writer.close()
+            return
+        self.next_conn += 1
+        conn = Connection(self.next_conn, self)
+        self.connections[conn.conn_id] = conn
+        task = asyncio.current_task()
+        if task is not None:
+            self.tasks.add(task)
+        try:
+            await conn.run(reader, writer)
+        except asyncio.CancelledError:
+            conn.close()  # stopping: end quietly (the stream callback inspects the task)
+        finally:
+            self.connections.pop(conn.conn_id, None)
+            if task is not None:
+                self.tasks.discard(task)
+
+    async def serve(self, duration: float | None = None) -> int:
+        """Relay and record until stopped; returns the number of frames written."""
+        server = await asyncio.start_server(
+            self._handle, self.listen[0], self.listen[1], reuse_address=True
+        )
+        self.bound_port = server.sockets[0].getsockname()[1]
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self.stopping.set)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover (not main thread)
+                pass
+        self.log(
+            f"listening on {self.listen[0]}:{self.bound_port}, relaying to "
+            f"{self.upstream[0]}:{self.upstream[1]}"
+        )
+        try:
+            if duration is not None:
+                try:
+                    await asyncio.wait_for(self.stopping.wait(), timeout=duration)
+                except asyncio.TimeoutError:
+                    pass
+            else:
+                await self.stopping.wait()
+        finally:
+            self.stopping.set()
+            server.close()
+            for conn in list(self.connections.values()):
+                conn.close()  # the pumps then read EOF and end
+            if self.tasks:
+                await asyncio.wait(list(self.tasks), timeout=2)
+            for task in list(self.tasks):
+                task.cancel()
+            if self.tasks:
+                await asyncio.wait(list(self.tasks), timeout=3)
+            await server.wait_closed()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError):  # pragma: no cover
+                    pass
+        return self.recorder.frames
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    out_path = Path(args.out)
+    if out_path.parent and not out_path.parent.exists():
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(out_path, "w", encoding="utf-8") as out:
+
+        async def main() -> int:
+            proxy = CaptureProxy(args.listen, args.upstream, out, args.max_frames, args.quiet)
+            return await proxy.serve(args.duration)
+
+        frames = asyncio.run(main())
+    if not args.quiet:
+        print(
+            f"capture: {frames} frames written to {out_path} in "
+            f"{time.monotonic() - started:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    return 0
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return value
+
+
+def register(commands: Any) -> None:
+    cap = commands.add_parser(
+        "capture",
+        help="record Kafka traffic through a TCP proxy as JSON lines",
+        description="Relay client connections to a broker unchanged and write every "
+        "request and response frame as one JSON line (see README: capture files).",
+    )
+    cap.add_argument(
+        "--listen",
+        type=parse_hostport,
+        required=True,
+        metavar="HOST:PORT",
+        help="where clients connect (port 0: any free port, printed on stderr)",
+    )
+    cap.add_argument(
+        "--upstream",
+        type=parse_hostport,
+        required=True,
+        metavar="HOST:PORT",
+        help="the broker to relay to",
+    )
+    cap.add_argument("--out", required=True, metavar="FILE", help="the JSON-lines file to write")
+    cap.add_argument(
+        "--max-frames", type=_positive_int, metavar="N", help="stop after writing N frames"
+    )
+    cap.add_argument("--duration", type=_positive_float, metavar="S", help="stop after S seconds")
+    cap.add_argument("--quiet", action="store_true", help="no messages on stderr")
+    cap.set_defaults(func=cmd_capture)
