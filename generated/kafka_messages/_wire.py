@@ -303,12 +303,19 @@ def read_compact_nullable_fixed_array(
     return _fixed_items(buf, after, n - 1, code, size, path)
 
 
-def read_fixed_items(
-    buf: Buffer, pos: int, n: int, code: str, size: int, path: str
-) -> tuple[list[Any], int]:
-    """``n`` fixed-size items (``code`` is a struct format letter) in one unpack."""
-    end = check_size(buf, pos, n * size, path)
-    return list(struct.unpack_from(f">{n}{code}", buf, pos)), end
+def read_unknown_tags(buf: Buffer, pos: int, unknown: list[RawTaggedField]) -> int:
+    """A tagged-field section of a struct with no known tags here: keep every field raw."""
+    count, pos = read_uvarint(buf, pos, "tagged fields")
+    previous = -1
+    for _ in range(count):
+        tag_pos = pos
+        tag, pos = read_uvarint(buf, pos, "tagged fields")
+        check_tag_order(tag, previous, tag_pos, "tagged fields")
+        previous = tag
+        size, pos = read_uvarint(buf, pos, "tagged fields")
+        unknown.append(read_unknown_tag(buf, pos, tag, size, "tagged fields"))
+        pos += size
+    return pos
 
 
 def read_unknown_tag(buf: Buffer, pos: int, tag: int, size: int, path: str) -> RawTaggedField:
@@ -428,8 +435,20 @@ def write_uuid(out: bytearray, value: UUID) -> None:
     out += value.bytes
 
 
-def write_fixed_items(out: bytearray, code: str, values: list[Any]) -> None:
-    out += struct.pack(f">{len(values)}{code}", *values)
+def write_fixed_array(out: bytearray, code: str, values: list[Any]) -> None:
+    """A classic array of fixed-size items: int32 count, then all items in one pack."""
+    out += INT32.pack(len(values))
+    out += _items_struct(len(values), code).pack(*values)
+
+
+def write_compact_fixed_array(out: bytearray, code: str, values: list[Any]) -> None:
+    """A compact array of fixed-size items: uvarint count + 1, then one pack."""
+    n = len(values)
+    if n < 0x7F:
+        out.append(n + 1)
+    else:
+        write_uvarint(out, n + 1)
+    out += _items_struct(n, code).pack(*values)
 
 
 def write_tagged_fields(

@@ -498,19 +498,10 @@ def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsReq
     obj.client_software_version, pos = _wire.read_compact_string(
         buf, pos, "client_software_version"
     )
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -519,7 +510,10 @@ def _write_api_versions_request_v3(obj: ApiVersionsRequest, out: bytearray) -> N
     try:
         _wire.write_compact_string(out, obj.client_software_name)
         _wire.write_compact_string(out, obj.client_software_version)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "client_software_name:string client_software_version:string"
@@ -655,19 +649,10 @@ def _read_api_versions_response_api_version_v3(
         raise _wire.truncated(pos, 6, end - pos, "api_key")
     obj.api_key, obj.min_version, obj.max_version = _S_hhh.unpack_from(buf, pos)
     pos += 6
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -677,7 +662,10 @@ def _write_api_versions_response_api_version_v3(
     """Encode ApiVersion at versions 3-4."""
     try:
         out += _S_hhh.pack(obj.api_key, obj.min_version, obj.max_version)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "api_key:int16 min_version:int16 max_version:int16"
@@ -697,19 +685,10 @@ def _read_api_versions_response_supported_feature_key_v3(
         raise _wire.truncated(pos, 4, end - pos, "min_version")
     obj.min_version, obj.max_version = _S_hh.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -720,7 +699,10 @@ def _write_api_versions_response_supported_feature_key_v3(
     try:
         _wire.write_compact_string(out, obj.name)
         out += _S_hh.pack(obj.min_version, obj.max_version)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "name:string min_version:int16 max_version:int16"
@@ -740,19 +722,10 @@ def _read_api_versions_response_finalized_feature_key_v3(
         raise _wire.truncated(pos, 4, end - pos, "max_version_level")
     obj.max_version_level, obj.min_version_level = _S_hh.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -763,7 +736,10 @@ def _write_api_versions_response_finalized_feature_key_v3(
     try:
         _wire.write_compact_string(out, obj.name)
         out += _S_hh.pack(obj.max_version_level, obj.min_version_level)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "name:string max_version_level:int16 min_version_level:int16"

@@ -225,19 +225,10 @@ def _read_request_header_v2(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
     pos += 8
     obj.client_id, pos = _wire.read_nullable_string(buf, pos, "client_id")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -246,7 +237,10 @@ def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
     try:
         out += _S_hhi.pack(obj.request_api_key, obj.request_api_version, obj.correlation_id)
         _wire.write_nullable_string(out, obj.client_id)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -288,19 +282,10 @@ def _read_response_header_v1(buf: Buffer, pos: int) -> tuple[ResponseHeader, int
         raise _wire.truncated(pos, 4, end - pos, "correlation_id")
     (obj.correlation_id,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -308,7 +293,10 @@ def _write_response_header_v1(obj: ResponseHeader, out: bytearray) -> None:
     """Encode ResponseHeader at version 1."""
     try:
         out += _wire.INT32.pack(obj.correlation_id)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "correlation_id:int32") from None
 

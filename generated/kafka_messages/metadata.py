@@ -857,19 +857,10 @@ def _read_metadata_request_topic_v9(
     obj.topic_id = _wire.ZERO_UUID
     obj.unknown_tagged_fields = []
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -881,7 +872,10 @@ def _write_metadata_request_topic_v9(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "name:string") from None
 
@@ -912,19 +906,10 @@ def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
         obj.include_topic_authorized_operations,
     ) = _S_ooo.unpack_from(buf, pos)
     pos += 3
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -942,7 +927,10 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
             obj.include_cluster_authorized_operations,
             obj.include_topic_authorized_operations,
         )
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -961,19 +949,10 @@ def _read_metadata_request_topic_v10(
     obj.unknown_tagged_fields = []
     obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
     obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -984,7 +963,10 @@ def _write_metadata_request_topic_v10(
     try:
         _wire.write_uuid(out, obj.topic_id)
         _wire.write_compact_nullable_string(out, obj.name)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "topic_id:uuid name:string?") from None
 
@@ -1015,19 +997,10 @@ def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
         obj.include_topic_authorized_operations,
     ) = _S_ooo.unpack_from(buf, pos)
     pos += 3
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -1045,7 +1018,10 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
             obj.include_cluster_authorized_operations,
             obj.include_topic_authorized_operations,
         )
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1079,19 +1055,10 @@ def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
         buf, pos
     )
     pos += 2
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -1111,7 +1078,10 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v10(topics_list_item, out)
         out += _S_oo.pack(obj.allow_auto_topic_creation, obj.include_topic_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1182,10 +1152,8 @@ def _write_metadata_response_partition_v0(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
-        out += _wire.INT32.pack(len(obj.replica_nodes))
-        _wire.write_fixed_items(out, "i", obj.replica_nodes)
-        out += _wire.INT32.pack(len(obj.isr_nodes))
-        _wire.write_fixed_items(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, "i", obj.isr_nodes)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1593,12 +1561,9 @@ def _write_metadata_response_partition_v5(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
-        out += _wire.INT32.pack(len(obj.replica_nodes))
-        _wire.write_fixed_items(out, "i", obj.replica_nodes)
-        out += _wire.INT32.pack(len(obj.isr_nodes))
-        _wire.write_fixed_items(out, "i", obj.isr_nodes)
-        out += _wire.INT32.pack(len(obj.offline_replicas))
-        _wire.write_fixed_items(out, "i", obj.offline_replicas)
+        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, "i", obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1754,12 +1719,9 @@ def _write_metadata_response_partition_v7(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
-        out += _wire.INT32.pack(len(obj.replica_nodes))
-        _wire.write_fixed_items(out, "i", obj.replica_nodes)
-        out += _wire.INT32.pack(len(obj.isr_nodes))
-        _wire.write_fixed_items(out, "i", obj.isr_nodes)
-        out += _wire.INT32.pack(len(obj.offline_replicas))
-        _wire.write_fixed_items(out, "i", obj.offline_replicas)
+        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, "i", obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2026,19 +1988,10 @@ def _read_metadata_response_broker_v9(
     (obj.port,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
     obj.rack, pos = _wire.read_compact_nullable_string(buf, pos, "rack")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2051,7 +2004,10 @@ def _write_metadata_response_broker_v9(
         _wire.write_compact_string(out, obj.host)
         out += _wire.INT32.pack(obj.port)
         _wire.write_compact_nullable_string(out, obj.rack)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "node_id:int32 host:string port:int32 rack:string?"
@@ -2075,19 +2031,10 @@ def _read_metadata_response_partition_v9(
     obj.replica_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "replica_nodes")
     obj.isr_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "isr_nodes")
     obj.offline_replicas, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "offline_replicas")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2097,13 +2044,13 @@ def _write_metadata_response_partition_v9(
     """Encode MetadataResponsePartition at versions 9-12."""
     try:
         out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
-        _wire.write_uvarint(out, len(obj.replica_nodes) + 1)
-        _wire.write_fixed_items(out, "i", obj.replica_nodes)
-        _wire.write_uvarint(out, len(obj.isr_nodes) + 1)
-        _wire.write_fixed_items(out, "i", obj.isr_nodes)
-        _wire.write_uvarint(out, len(obj.offline_replicas) + 1)
-        _wire.write_fixed_items(out, "i", obj.offline_replicas)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        _wire.write_compact_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_compact_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_compact_fixed_array(out, "i", obj.offline_replicas)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2143,19 +2090,10 @@ def _read_metadata_response_topic_v9(
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
     (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2173,7 +2111,10 @@ def _write_metadata_response_topic_v9(
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2219,19 +2160,10 @@ def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
     (obj.cluster_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2248,7 +2180,10 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v9(topics_list_item, out)
         out += _wire.INT32.pack(obj.cluster_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2288,19 +2223,10 @@ def _read_metadata_response_topic_v10(
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
     (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2319,7 +2245,10 @@ def _write_metadata_response_topic_v10(
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2365,19 +2294,10 @@ def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse
         raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
     (obj.cluster_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2394,7 +2314,10 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v10(topics_list_item, out)
         out += _wire.INT32.pack(obj.cluster_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2437,19 +2360,10 @@ def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse
     except DecodeError as exc:
         raise exc.within(f"topics[{len(topics_list)}]") from None
     obj.topics = topics_list
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2469,7 +2383,10 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v10(topics_list_item, out)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2509,19 +2426,10 @@ def _read_metadata_response_topic_v12(
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
     (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2538,7 +2446,10 @@ def _write_metadata_response_topic_v12(
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
         out += _wire.INT32.pack(obj.topic_authorized_operations)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2581,19 +2492,10 @@ def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse
     except DecodeError as exc:
         raise exc.within(f"topics[{len(topics_list)}]") from None
     obj.topics = topics_list
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -2613,7 +2515,10 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v12(topics_list_item, out)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,

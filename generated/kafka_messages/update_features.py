@@ -393,19 +393,10 @@ def _read_update_features_request_feature_update_key_v0(
         raise _wire.truncated(pos, 3, end - pos, "max_version_level")
     obj.max_version_level, obj.allow_downgrade = _S_ho.unpack_from(buf, pos)
     pos += 3
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -418,7 +409,10 @@ def _write_update_features_request_feature_update_key_v0(
             raise _wire.guard_default(obj, "upgrade_type", obj.upgrade_type)
         _wire.write_compact_string(out, obj.feature)
         out += _S_ho.pack(obj.max_version_level, obj.allow_downgrade)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "feature:string max_version_level:int16 allow_downgrade:bool"
@@ -447,19 +441,10 @@ def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeatu
     except DecodeError as exc:
         raise exc.within(f"feature_updates[{len(feature_updates_list)}]") from None
     obj.feature_updates = feature_updates_list
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -472,7 +457,10 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
         for feature_updates_list_item in obj.feature_updates:
             _write_update_features_request_feature_update_key_v0(feature_updates_list_item, out)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(obj, exc, "timeout_ms:int32 feature_updates:[]struct") from None
 
@@ -491,19 +479,10 @@ def _read_update_features_request_feature_update_key_v1(
         raise _wire.truncated(pos, 3, end - pos, "max_version_level")
     obj.max_version_level, obj.upgrade_type = _S_hb.unpack_from(buf, pos)
     pos += 3
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -516,7 +495,10 @@ def _write_update_features_request_feature_update_key_v1(
             raise _wire.guard_default(obj, "allow_downgrade", obj.allow_downgrade)
         _wire.write_compact_string(out, obj.feature)
         out += _S_hb.pack(obj.max_version_level, obj.upgrade_type)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "feature:string max_version_level:int16 upgrade_type:int8"
@@ -548,19 +530,10 @@ def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeatu
         raise _wire.truncated(pos, 1, end - pos, "validate_only")
     (obj.validate_only,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -572,7 +545,10 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
         for feature_updates_list_item in obj.feature_updates:
             _write_update_features_request_feature_update_key_v1(feature_updates_list_item, out)
         out += _wire.BOOL.pack(obj.validate_only)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "timeout_ms:int32 feature_updates:[]struct validate_only:bool"
@@ -593,19 +569,10 @@ def _read_update_features_response_updatable_feature_result_v0(
     (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
     pos += 2
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -617,7 +584,10 @@ def _write_update_features_response_updatable_feature_result_v0(
         _wire.write_compact_string(out, obj.feature)
         out += _wire.INT16.pack(obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "feature:string error_code:int16 error_message:string?"
@@ -646,19 +616,10 @@ def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeat
     except DecodeError as exc:
         raise exc.within(f"results[{len(results_list)}]") from None
     obj.results = results_list
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -670,7 +631,10 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
         _wire.write_uvarint(out, len(obj.results) + 1)
         for results_list_item in obj.results:
             _write_update_features_response_updatable_feature_result_v0(results_list_item, out)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -691,19 +655,10 @@ def _read_update_features_response_v2(buf: Buffer, pos: int) -> tuple[UpdateFeat
     obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
     pos += 6
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        obj.unknown_tagged_fields.append(
-            _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-        )
-        pos = tag_end
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
     return obj, pos
 
 
@@ -712,7 +667,10 @@ def _write_update_features_response_v2(obj: UpdateFeaturesResponse, out: bytearr
     try:
         out += _S_ih.pack(obj.throttle_time_ms, obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
-        _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        if obj.unknown_tagged_fields:
+            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
+        else:
+            out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "throttle_time_ms:int32 error_code:int16 error_message:string?"
