@@ -246,15 +246,16 @@ def _items_struct(n: int, code: str) -> struct.Struct:
 def _fixed_items(
     buf: Buffer, pos: int, n: int, code: str, size: int, path: str
 ) -> tuple[list[Any], int]:
-    end = pos + n * size
-    if end > len(buf):
+    stop = pos + n * size
+    if stop > len(buf):
         raise DecodeError(
             f"array of {n} items of {size} bytes does not fit in the {len(buf) - pos} "
             "bytes left",
             pos,
             path,
         )
-    return list(_items_struct(n, code).unpack_from(buf, pos)), end
+    compiled = _ITEM_STRUCTS.get((n, code)) or _items_struct(n, code)
+    return list(compiled.unpack_from(buf, pos)), stop
 
 
 def read_fixed_array(
@@ -282,13 +283,19 @@ def read_compact_fixed_array(
     buf: Buffer, pos: int, code: str, size: int, path: str
 ) -> tuple[list[Any], int]:
     """A compact (uvarint count + 1) array of fixed-size items, read in one unpack."""
-    if pos < len(buf) and buf[pos] < 0x80:  # the usual one-byte count
-        n, after = buf[pos], pos + 1
+    end = len(buf)
+    if pos < end and buf[pos] < 0x80:  # the usual one-byte count
+        n, after = buf[pos] - 1, pos + 1
     else:
         n, after = read_uvarint(buf, pos, path)
-    if n == 0:
+        n -= 1
+    if n < 0:
         raise DecodeError("null in a non-nullable array", pos, path)
-    return _fixed_items(buf, after, n - 1, code, size, path)
+    stop = after + n * size
+    if stop > end:
+        return _fixed_items(buf, after, n, code, size, path)  # raises, naming the sizes
+    compiled = _ITEM_STRUCTS.get((n, code)) or _items_struct(n, code)
+    return list(compiled.unpack_from(buf, after)), stop
 
 
 def read_compact_nullable_fixed_array(
