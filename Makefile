@@ -12,7 +12,7 @@ PACKAGE := kafka_messages
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,spark]'
 	touch $@
 
 setup: $(VENV)/.installed ## create .venv with the generator and test tools
@@ -41,7 +41,12 @@ regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder,
 	if diff -ruN -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" > "$$tmp/code.diff"; then \
 		echo "no change"; \
 	else \
-		diff -rqN -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" | sed "s|$$tmp/||"; \
+		diff -rq -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" | sed \
+			-e "s|^Only in $(OUT)/$(PACKAGE): |  removed  |" \
+			-e "s|^Only in $(OUT)/$(PACKAGE)/\\(.*\\): |  removed  \\1/|" \
+			-e "s|^Only in $$tmp/$(PACKAGE): |  added    |" \
+			-e "s|^Only in $$tmp/$(PACKAGE)/\\(.*\\): |  added    \\1/|" \
+			-e "s|^Files $(OUT)/$(PACKAGE)/\\(.*\\) and .* differ|  changed  \\1|" | sort -k2; \
 		echo "($$(wc -l < "$$tmp/code.diff") lines of diff$(if $(REGEN_DIFF),; written to $(REGEN_DIFF),; REGEN_DIFF=FILE keeps it))"; \
 		$(if $(REGEN_DIFF),cp "$$tmp/code.diff" "$(REGEN_DIFF)";) \
 	fi && \
@@ -53,3 +58,17 @@ capture: $(VENV)/.installed ## record tests/golden/ (Tansu + real clients throug
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
+
+.PHONY: pipeline bench-pipeline
+pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT (PIPELINE_SPECS=... to decode with other specs)
+	$(PY) -m generator.cli pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS))
+
+bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
+	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
+
+.PHONY: bench compiled
+bench: $(VENV)/.installed ## codec benchmark beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ...")
+	$(PY) bench/run.py $(BENCH_ARGS)
+
+compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into build/compiled (test it: KAFKA_MESSAGES_COMPILED=1 make test)
+	$(PY) bench/compile.py

@@ -69,7 +69,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 #: Modules that add more sub-commands: each has ``register(commands)`` adding one parser
 #: whose ``func`` default runs it. They import their heavy dependencies inside ``func``.
-COMMAND_MODULES: tuple[str, ...] = ("pipeline.capture", "generator.broker_versions", "generator.diff")
+COMMAND_MODULES: tuple[str, ...] = (
+    "pipeline.capture", "generator.broker_versions", "generator.diff", "pipeline.job"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

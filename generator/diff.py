@@ -134,7 +134,7 @@ def ranges(versions: Iterable[int]) -> str:
         return "none"
     parts = []
     start = prev = items[0]
-    for v in items[1:] + [None]:  # type: ignore[list-item]
+    for v in [*items[1:], None]:
         if v is not None and v == prev + 1:
             prev = v
             continue
@@ -226,8 +226,9 @@ class Differ:
         if old.type != new.type:
             md.add("violation", "type-changed", f"message type changed: {old.type} -> {new.type}")
         if old.api_key != new.api_key:
-            md.add("violation", "api-key-changed",
-                   f"api key changed: {old.api_key} -> {new.api_key}")
+            md.add(
+                "violation", "api-key-changed", f"api key changed: {old.api_key} -> {new.api_key}"
+            )
         self.versions()
         self.flexible()
         self.facts()
@@ -242,8 +243,11 @@ class Differ:
         if added:
             md.add("info", "versions-added", f"versions {ranges(added)} added")
         if new.hi < old.hi:
-            md.add("violation", "max-version-lowered",
-                   f"the highest version went down: {old.hi} -> {new.hi}")
+            md.add(
+                "violation",
+                "max-version-lowered",
+                f"the highest version went down: {old.hi} -> {new.hi}",
+            )
         if new.lo > old.lo and not self.common:
             md.add("breaking", "no-common-version", "no version is on both sides")
 
@@ -255,26 +259,41 @@ class Differ:
         lost = vset(old.intersect(self.common)) - vset(new)
         gained = vset(new.intersect(self.common)) - vset(old)
         if lost:
-            md.add("violation", "flexible-versions-shrunk",
-                   f"versions {ranges(lost)} are no longer flexible (flexible versions may "
-                   "only grow, into new versions)")
+            md.add(
+                "violation",
+                "flexible-versions-shrunk",
+                f"versions {ranges(lost)} are no longer flexible (flexible versions may "
+                "only grow, into new versions)",
+            )
         if gained:
-            md.add("violation", "flexible-versions-changed-existing",
-                   f"existing versions {ranges(gained)} became flexible (their wire format "
-                   "changes)")
+            md.add(
+                "violation",
+                "flexible-versions-changed-existing",
+                f"existing versions {ranges(gained)} became flexible (their wire format "
+                "changes)",
+            )
 
     def facts(self) -> None:
         md, old, new = self.md, self.old, self.new
         if old.deprecated_versions != new.deprecated_versions:
-            md.add("info", "deprecated-versions-changed",
-                   f"deprecated versions {old.deprecated_versions} -> {new.deprecated_versions}")
+            md.add(
+                "info",
+                "deprecated-versions-changed",
+                f"deprecated versions {old.deprecated_versions} -> {new.deprecated_versions}",
+            )
         if old.latest_version_unstable != new.latest_version_unstable:
             state = "unstable" if new.latest_version_unstable else "stable"
-            md.add("info", "latest-version-unstable-changed",
-                   f"the latest version is now marked {state}")
+            md.add(
+                "info",
+                "latest-version-unstable-changed",
+                f"the latest version is now marked {state}",
+            )
         if set(old.listeners) != set(new.listeners):
-            md.add("info", "listeners-changed",
-                   f"listeners {sorted(old.listeners)} -> {sorted(new.listeners)}")
+            md.add(
+                "info",
+                "listeners-changed",
+                f"listeners {sorted(old.listeners)} -> {sorted(new.listeners)}",
+            )
 
     def struct(self, old: Struct, new: Struct, prefix: str) -> None:
         old_fields = {f.name: f for f in old.fields}
@@ -299,9 +318,13 @@ class Differ:
                     added.remove(a)
                     break
         for r, a in renames:
-            self.md.add("breaking", "field-renamed",
-                        f"field renamed {r.name} -> {a.name} (same wire format; the Python "
-                        f"attribute changes: {r.attr} -> {a.attr})", prefix + a.name)
+            self.md.add(
+                "breaking",
+                "field-renamed",
+                f"field renamed {r.name} -> {a.name} (same wire format; the Python "
+                f"attribute changes: {r.attr} -> {a.attr})",
+                prefix + a.name,
+            )
             self.field(r, a, prefix + a.name, renamed=True)
         for a in added:
             self.field_added(a, prefix + a.name)
@@ -315,85 +338,139 @@ class Differ:
     def field_added(self, f: Field, path: str) -> None:
         where = untagged(f, self.common)
         kind = f"tagged field (tag {f.tag})" if f.tag is not None else "field"
-        self.md.add("info", "field-added",
-                    f"{kind} added, {f.type.text}, versions "
-                    f"{norm(f.versions, self.new.valid_versions)}", path)
+        self.md.add(
+            "info",
+            "field-added",
+            f"{kind} added, {f.type.text}, versions "
+            f"{norm(f.versions, self.new.valid_versions)}",
+            path,
+        )
         if where:
-            self.md.add("violation", "field-added-to-existing-version",
-                        f"a regular field added to existing version(s) {ranges(where)}", path)
+            self.md.add(
+                "violation",
+                "field-added-to-existing-version",
+                f"a regular field added to existing version(s) {ranges(where)}",
+                path,
+            )
 
     def field_removed(self, f: Field, path: str) -> None:
         where = untagged(f, self.common)
-        self.md.add("breaking", "field-removed",
-                    f"field removed ({f.type.text}, versions "
-                    f"{norm(f.versions, self.old.valid_versions)})", path)
+        self.md.add(
+            "breaking",
+            "field-removed",
+            f"field removed ({f.type.text}, versions "
+            f"{norm(f.versions, self.old.valid_versions)})",
+            path,
+        )
         if where:
-            self.md.add("violation", "field-removed-from-existing-version",
-                        f"a regular field removed from version(s) {ranges(where)} that remain",
-                        path)
+            self.md.add(
+                "violation",
+                "field-removed-from-existing-version",
+                f"a regular field removed from version(s) {ranges(where)} that remain",
+                path,
+            )
 
     def field(self, o: Field, n: Field, path: str, renamed: bool = False) -> None:
         md, common = self.md, self.common
         if o.type.text != n.type.text:
             if shape(o) == shape(n) and o.struct is None:
-                md.add("info", "field-retyped-compatible",
-                       f"type changed {o.type.text} -> {n.type.text} (same wire format)", path)
+                md.add(
+                    "info",
+                    "field-retyped-compatible",
+                    f"type changed {o.type.text} -> {n.type.text} (same wire format)",
+                    path,
+                )
             elif shape(o) == shape(n):
-                md.add("info", "struct-type-renamed",
-                       f"struct type renamed {o.type.text} -> {n.type.text}", path)
+                md.add(
+                    "info",
+                    "struct-type-renamed",
+                    f"struct type renamed {o.type.text} -> {n.type.text}",
+                    path,
+                )
             else:
                 both = vset(o.versions.intersect(n.versions).intersect(common))
                 severity = "violation" if both else "breaking"
-                md.add(severity, "field-retyped",
-                       f"type changed {o.type.text} -> {n.type.text}"
-                       + (f" in existing version(s) {ranges(both)}" if both else ""), path)
+                md.add(
+                    severity,
+                    "field-retyped",
+                    f"type changed {o.type.text} -> {n.type.text}"
+                    + (f" in existing version(s) {ranges(both)}" if both else ""),
+                    path,
+                )
         ov, nv, fl = self.old.valid_versions, self.new.valid_versions, self.floor
         if norm(o.versions, ov, fl) != norm(n.versions, nv, fl):
-            md.add("info", "field-versions-changed",
-                   f"versions {norm(o.versions, ov, fl)} -> {norm(n.versions, nv, fl)}", path)
+            md.add(
+                "info",
+                "field-versions-changed",
+                f"versions {norm(o.versions, ov, fl)} -> {norm(n.versions, nv, fl)}",
+                path,
+            )
         uo, un = untagged(o, common), untagged(n, common)
         if uo != un:
-            md.add("violation", "field-layout-changed",
-                   f"present as a regular field in {ranges(uo)} before, {ranges(un)} now "
-                   f"(within the common versions {common})", path)
+            md.add(
+                "violation",
+                "field-layout-changed",
+                f"present as a regular field in {ranges(uo)} before, {ranges(un)} now "
+                f"(within the common versions {common})",
+                path,
+            )
         if o.tag != n.tag and o.tag is not None and n.tag is not None:
             md.add("violation", "tag-changed", f"tag changed {o.tag} -> {n.tag}", path)
         elif o.tag != n.tag:
-            md.add("info", "tagging-changed",
-                   f"tag {o.tag} -> {n.tag}; tagged versions {o.tagged_versions} -> "
-                   f"{n.tagged_versions}", path)
+            md.add(
+                "info",
+                "tagging-changed",
+                f"tag {o.tag} -> {n.tag}; tagged versions {o.tagged_versions} -> "
+                f"{n.tagged_versions}",
+                path,
+            )
         if o.tagged_versions != n.tagged_versions and o.tag == n.tag and o.tag is not None:
-            md.add("info", "tagged-versions-changed",
-                   f"tagged versions {o.tagged_versions} -> {n.tagged_versions}", path)
+            md.add(
+                "info",
+                "tagged-versions-changed",
+                f"tagged versions {o.tagged_versions} -> {n.tagged_versions}",
+                path,
+            )
         scope = Versions(0, MAX_VERSION)
         no_decl = norm(o.nullable_versions.intersect(o.versions), ov, fl)
         nn_decl = norm(n.nullable_versions.intersect(n.versions), nv, fl)
         if no_decl != nn_decl:
-            md.add("info", "nullability-changed",
-                   f"nullable in {no_decl} -> {nn_decl}", path)
+            md.add("info", "nullability-changed", f"nullable in {no_decl} -> {nn_decl}", path)
             no, nn = nullable(o, scope), nullable(n, scope)
             changed = {v for v in (no ^ nn) & vset(common) if v in uo and v in un}
             if changed and shape(n) == "struct":
-                md.add("violation", "nullable-struct-changed",
-                       f"null marker of a struct added/removed in existing version(s) "
-                       f"{ranges(changed)}", path)
+                md.add(
+                    "violation",
+                    "nullable-struct-changed",
+                    f"null marker of a struct added/removed in existing version(s) "
+                    f"{ranges(changed)}",
+                    path,
+                )
         if o.default != n.default and shape(o) == shape(n):
             # The default is on the wire's side when a decoder fills it in: for a version
             # of the message that lacks the field. Otherwise only new objects see it.
             absent = vset(self.new.valid_versions) - vset(n.versions)
-            md.add("violation" if absent else "breaking", "default-changed",
-                   f"default changed {fmt_default(o.default)} -> {fmt_default(n.default)}", path)
+            md.add(
+                "violation" if absent else "breaking",
+                "default-changed",
+                f"default changed {fmt_default(o.default)} -> {fmt_default(n.default)}",
+                path,
+            )
         if o.ignorable != n.ignorable:
             md.add("info", "ignorable-changed", f"ignorable {o.ignorable} -> {n.ignorable}", path)
         if o.flexible_versions != n.flexible_versions:
-            md.add("info", "field-flexible-versions-changed",
-                   f"field flexible versions {o.flexible_versions} -> {n.flexible_versions}",
-                   path)
+            md.add(
+                "info",
+                "field-flexible-versions-changed",
+                f"field flexible versions {o.flexible_versions} -> {n.flexible_versions}",
+                path,
+            )
         if o.struct is not None and n.struct is not None:
             self.struct(o.struct, n.struct, path + ".")
 
-    def tags(self, old: Struct, new: Struct, renames: list[tuple[Field, Field]],
-             prefix: str) -> None:
+    def tags(
+        self, old: Struct, new: Struct, renames: list[tuple[Field, Field]], prefix: str
+    ) -> None:
         """A tag once used by one field must never name another."""
         renamed = {a.name: r.name for r, a in renames}
         old_tags = {f.tag: f.name for f in old.fields if f.tag is not None}
@@ -402,13 +479,18 @@ class Differ:
                 continue
             before = old_tags[f.tag]
             if before != renamed.get(f.name, f.name):
-                self.md.add("violation", "tag-reused",
-                            f"tag {f.tag} belonged to {before}, now to {f.name}",
-                            prefix + f.name)
+                self.md.add(
+                    "violation",
+                    "tag-reused",
+                    f"tag {f.tag} belonged to {before}, now to {f.name}",
+                    prefix + f.name,
+                )
 
 
 def diff_models(
-    old: Sequence[Message], new: Sequence[Message], old_label: str = "OLD",
+    old: Sequence[Message],
+    new: Sequence[Message],
+    old_label: str = "OLD",
     new_label: str = "NEW",
 ) -> SpecDiff:
     olds = {m.name: m for m in old}
@@ -416,8 +498,11 @@ def diff_models(
     # A request or response that vanished while another with the same api key appeared
     # was renamed (e.g. ListClientMetricsResources -> ListConfigResources, api key 74).
     renamed: dict[str, str] = {}
-    gone = {(m.type, m.api_key): m.name for m in old if m.name not in news
-            and m.type in ("request", "response") and m.api_key is not None}
+    gone: dict[tuple[str, int | None], str] = {
+        (m.type, m.api_key): m.name
+        for m in old
+        if m.name not in news and m.type in ("request", "response") and m.api_key is not None
+    }
     for m in new:
         if m.name not in olds and (m.type, m.api_key) in gone:
             renamed[m.name] = gone[(m.type, m.api_key)]
@@ -427,7 +512,10 @@ def diff_models(
         ref = n or o
         assert ref is not None
         md = MessageDiff(
-            name=name, type=ref.type, api_key=ref.api_key, api_name=ref.api_name,
+            name=name,
+            type=ref.type,
+            api_key=ref.api_key,
+            api_name=ref.api_name,
             status="changed",
             old_versions=str(o.valid_versions) if o else None,
             new_versions=str(n.valid_versions) if n else None,
@@ -437,18 +525,27 @@ def diff_models(
         if o is None:
             assert n is not None
             md.status = "added"
-            md.add("info", "message-added",
-                   f"new {n.type} message, versions {n.valid_versions}, flexible "
-                   f"{n.flexible_versions}")
+            md.add(
+                "info",
+                "message-added",
+                f"new {n.type} message, versions {n.valid_versions}, flexible "
+                f"{n.flexible_versions}",
+            )
         elif n is None:
             md.status = "removed"
-            md.add("breaking", "message-removed",
-                   f"{o.type} message removed (had versions {o.valid_versions})")
+            md.add(
+                "breaking",
+                "message-removed",
+                f"{o.type} message removed (had versions {o.valid_versions})",
+            )
         else:
             if name in renamed:
-                md.add("breaking", "message-renamed",
-                       f"renamed from {renamed[name]} (same api key {n.api_key}); the "
-                       "Python class and module change")
+                md.add(
+                    "breaking",
+                    "message-renamed",
+                    f"renamed from {renamed[name]} (same api key {n.api_key}); the "
+                    "Python class and module change",
+                )
             Differ(md, o, n).run()
             if not md.changes:
                 md.status = "unchanged"
@@ -459,11 +556,12 @@ def diff_models(
 
 def load_model(path: Path) -> list[Message]:
     """The model of a spec folder, file or zip/jar, as ``generate`` builds it."""
+    from .facts import split_raws
     from .load import load_paths
     from .model import build_messages
     from .schema import validate_spec
 
-    raws = load_paths([path])
+    raws, _facts = split_raws(load_paths([path]))  # facts tables are no messages
     for raw in raws:
         validate_spec(raw)
     return build_messages(raws)
@@ -490,11 +588,13 @@ def _headline(m: MessageDiff) -> str:
     if m.status == "removed":
         return f"{m.name}: removed (had versions {m.old_versions})"
     versions = (
-        f"versions {m.old_versions}" if m.old_versions == m.new_versions
+        f"versions {m.old_versions}"
+        if m.old_versions == m.new_versions
         else f"versions {m.old_versions} -> {m.new_versions}"
     )
     flexible = (
-        f"flexible {m.new_flexible}" if m.old_flexible == m.new_flexible
+        f"flexible {m.new_flexible}"
+        if m.old_flexible == m.new_flexible
         else f"flexible {m.old_flexible} -> {m.new_flexible}"
     )
     return f"{m.name}: {versions}, {flexible}"
@@ -540,8 +640,11 @@ def render_markdown(diff: SpecDiff) -> str:
         for m in messages:
             lines.append(f"### {_md(_headline(m))}")
             lines.append("")
-            body = [c for c in m.changes if not (
-                m.status in ("added", "removed") and c.rule.startswith("message-"))]
+            body = [
+                c
+                for c in m.changes
+                if not (m.status in ("added", "removed") and c.rule.startswith("message-"))
+            ]
             if body:
                 lines += ["| severity | rule | change |", "|---|---|---|"]
                 for c in sorted(body, key=lambda c: SEVERITIES.index(c.severity)):
@@ -581,10 +684,21 @@ def register(commands: Any) -> None:
     parser.add_argument("old", type=Path, metavar="OLD", help="the old spec set")
     parser.add_argument("new", type=Path, metavar="NEW", help="the new spec set")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    parser.add_argument("--fail-on-violation", action="store_true",
-                        help="exit 1 when a change breaks Kafka's evolution rules")
+    parser.add_argument(
+        "--fail-on-violation",
+        action="store_true",
+        help="exit 1 when a change breaks Kafka's evolution rules",
+    )
     parser.set_defaults(func=cmd_diff)
 
 
-__all__ = ["Change", "MessageDiff", "SpecDiff", "diff_models", "diff_paths", "load_model",
-           "register", "render"]
+__all__ = [
+    "Change",
+    "MessageDiff",
+    "SpecDiff",
+    "diff_models",
+    "diff_paths",
+    "load_model",
+    "register",
+    "render",
+]

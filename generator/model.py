@@ -68,7 +68,9 @@ RESERVED_ATTRIBUTES = frozenset(
 RESERVED_CLASS_NAMES = frozenset(
     {
         "Any",
+        "Buffer",
         "ClassVar",
+        "Mapping",
         "UUID",
         "RawTaggedField",
         "DecodeError",
@@ -309,7 +311,7 @@ class MessageBuilder:
             raise self.fail(
                 "name", f"message name {self.name!r} is not [A-Za-z][A-Za-z0-9]*"
             )
-        if self.name in RESERVED_CLASS_NAMES:
+        if self.name in RESERVED_CLASS_NAMES or keyword.iskeyword(self.name):
             raise self.fail(
                 "reserved-name",
                 f"message name {self.name!r} clashes with a name "
@@ -406,7 +408,7 @@ class MessageBuilder:
         common: bool,
         top_level: bool = False,
     ) -> Struct:
-        if name in RESERVED_CLASS_NAMES:
+        if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
             raise self.fail(
                 "reserved-name",
                 f"struct name {name!r} clashes with a name the "

@@ -14,10 +14,10 @@ from typing import Any, Iterable
 
 import jinja2
 
-from .spark_schema import literal, spark_schemas
 from .facts import Facts, api_names
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message
+from .spark_schema import literal, spark_schemas
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -250,7 +250,8 @@ class ModuleRenderer:
             run.clear()
 
         for fp in regular:
-            if fp.field.type.text in FIXED_TYPES:
+            # Bools stay out of runs: they are written through a checked lookup.
+            if fp.field.type.text in FIXED_TYPES and fp.field.type.text != "bool":
                 run.append(fp)
             else:
                 flush()

@@ -97,8 +97,7 @@ class Report:
         lines = [
             f"cases: {self.cases:,}",
             f"successful decodes: {self.decoded:,}",
-            f"decode errors: {sum(self.errors.values()):,} "
-            f"({len(self.errors)} kinds)",
+            f"decode errors: {sum(self.errors.values()):,} " f"({len(self.errors)} kinds)",
             f"other exceptions (bugs): {len(self.failures):,}",
             f"time: {self.seconds:.1f} s ({self.cases / max(self.seconds, 1e-9):,.0f} cases/s),"
             f" slowest case {self.slowest * 1000:.1f} ms",
@@ -223,9 +222,14 @@ def package_seeds(
                     seen.add((message.name, version, "body", body))
                     seeds.append(Seed(seed_name, body, body_decoder(cls, version), error))
                 in_registry = registry is not None and message.api_key in registry.API_KEYS
-                if framing is None or not in_registry or message.type not in (
-                    "request",
-                    "response",
+                if (
+                    framing is None
+                    or not in_registry
+                    or message.type
+                    not in (
+                        "request",
+                        "response",
+                    )
                 ):
                     continue
                 assert headers is not None
@@ -244,6 +248,7 @@ def package_seeds(
                 else:
                     header = headers.ResponseHeader(correlation_id=rng.randint(0, 2**31 - 1))
                     frame = framing.encode_response(header, obj, message.api_key, version)
+                    assert message.api_key is not None
                     decode = response_decoder(framing, message.api_key, version)
                 seeds.append(Seed(seed_name + " frame", frame, decode, error))
     return seeds
@@ -465,14 +470,24 @@ def run_case(seed: Seed, mutation: str, data: bytes, report: Report, view: bool 
             isinstance(path, str) and path
         ):
             report.failures.append(
-                Failure(seed.name, mutation, data, f"DecodeError with offset {offset!r} "
-                        f"and path {path!r}: {exc}", "")
+                Failure(
+                    seed.name,
+                    mutation,
+                    data,
+                    f"DecodeError with offset {offset!r} " f"and path {path!r}: {exc}",
+                    "",
+                )
             )
         report.errors[error_kind(getattr(exc, "reason", str(exc)))] += 1
     except Exception as exc:  # noqa: BLE001 - that is what we are looking for
         report.failures.append(
-            Failure(seed.name, mutation, data, f"{type(exc).__name__}: {exc}",
-                    traceback.format_exc(limit=-4))
+            Failure(
+                seed.name,
+                mutation,
+                data,
+                f"{type(exc).__name__}: {exc}",
+                traceback.format_exc(limit=-4),
+            )
         )
     else:
         report.decoded += 1
@@ -551,8 +566,11 @@ def peak_allocation(decode: Decoder, data: bytes) -> int:
 
 def bomb_allocations(seed: Seed) -> Iterator[tuple[str, int, int]]:
     """(bomb, offset, peak bytes) for every 2^31-1 / 2^32-1 bomb at every offset."""
-    big = [(n, p) for n, p in BOMBS if n in ("int32 0x7fffffff", "uvarint ffffffff07",
-                                              "uvarint ffffffff0f", "int16 0x7fff")]
+    big = [
+        (n, p)
+        for n, p in BOMBS
+        if n in ("int32 0x7fffffff", "uvarint ffffffff07", "uvarint ffffffff0f", "int16 0x7fff")
+    ]
     for pos in range(len(seed.data)):
         for name, patch in big:
             yield name, pos, peak_allocation(seed.decode, overwrite(seed.data, pos, patch))
@@ -562,12 +580,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1, help="random seed of the campaign")
-    parser.add_argument("--randoms", type=int, default=3,
-                        help="random instances per message version (besides the fixed ones)")
-    parser.add_argument("--alloc-limit", type=int, default=64 * 1024,
-                        help="peak bytes a bombed small input may allocate (0: skip the check)")
-    parser.add_argument("--alloc-seed-size", type=int, default=400,
-                        help="check allocations on seeds up to this many bytes")
+    parser.add_argument(
+        "--randoms",
+        type=int,
+        default=3,
+        help="random instances per message version (besides the fixed ones)",
+    )
+    parser.add_argument(
+        "--alloc-limit",
+        type=int,
+        default=64 * 1024,
+        help="peak bytes a bombed small input may allocate (0: skip the check)",
+    )
+    parser.add_argument(
+        "--alloc-seed-size",
+        type=int,
+        default=400,
+        help="check allocations on seeds up to this many bytes",
+    )
     args = parser.parse_args(argv)
     import tempfile
 
@@ -578,16 +608,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         golden, skipped = golden_seeds(golden_package(Path(tmp) / "golden"))
         seeds += golden
         bad = check_seeds(seeds)
-        print(f"seeds: {len(seeds)} ({len(golden)} golden frames, {skipped} skipped), "
-              f"{sum(len(s.data) for s in seeds):,} bytes; built in "
-              f"{time.perf_counter() - started:.1f} s", flush=True)
+        print(
+            f"seeds: {len(seeds)} ({len(golden)} golden frames, {skipped} skipped), "
+            f"{sum(len(s.data) for s in seeds):,} bytes; built in "
+            f"{time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
         for line in bad:
             print(f"BAD SEED {line}")
 
         def progress(report: Report) -> None:
             elapsed = time.perf_counter() - started
-            print(f"  {report.cases:,} cases, {len(report.failures)} failures, "
-                  f"{elapsed:.0f} s", flush=True)
+            print(
+                f"  {report.cases:,} cases, {len(report.failures)} failures, " f"{elapsed:.0f} s",
+                flush=True,
+            )
 
         report = fuzz(seeds, args.cases, rng_seed=args.seed, progress=progress)
         print(report.summary(), flush=True)
@@ -603,10 +638,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     worst = max(worst, peak)
                     if peak > args.alloc_limit:
                         over.append(f"{seed.name}: {bomb} at {pos}: peak {peak:,} bytes")
-            print(f"allocation check: {checked:,} big-length bombs (2^31-1, 2^32-1, 32767) in "
-                  f"seeds up to {args.alloc_seed_size} bytes; worst peak {worst:,} bytes "
-                  f"(limit {args.alloc_limit:,}); {len(over)} over the limit; "
-                  f"{time.perf_counter() - alloc_started:.1f} s")
+            print(
+                f"allocation check: {checked:,} big-length bombs (2^31-1, 2^32-1, 32767) in "
+                f"seeds up to {args.alloc_seed_size} bytes; worst peak {worst:,} bytes "
+                f"(limit {args.alloc_limit:,}); {len(over)} over the limit; "
+                f"{time.perf_counter() - alloc_started:.1f} s"
+            )
             for line in over[:20]:
                 print(f"ALLOCATION {line}")
     return 1 if report.failures or bad or over else 0

@@ -129,10 +129,12 @@ def test_3_0_to_3_5() -> None:
     r = rules(d, "AddPartitionsToTxnRequest")
     assert r["versions-added"] == ["versions 4 added"]
     renamed = " ".join(r["field-renamed"])
-    for old, new in (("TransactionalId", "V3AndBelowTransactionalId"),
-                     ("ProducerId", "V3AndBelowProducerId"),
-                     ("ProducerEpoch", "V3AndBelowProducerEpoch"),
-                     ("Topics", "V3AndBelowTopics")):
+    for old, new in (
+        ("TransactionalId", "V3AndBelowTransactionalId"),
+        ("ProducerId", "V3AndBelowProducerId"),
+        ("ProducerEpoch", "V3AndBelowProducerEpoch"),
+        ("Topics", "V3AndBelowTopics"),
+    ):
         assert f"field renamed {old} -> {new}" in renamed
     assert any(t.startswith("Transactions: field added") for t in r["field-added"])
     assert "field-removed" not in r
@@ -207,8 +209,13 @@ def test_trunk_to_kafka_python() -> None:
     assert rules(d, "OffsetCommitRequest")["versions-removed"] == ["versions 0-1 removed"]
     assert rules(d, "OffsetFetchRequest")["versions-removed"] == ["versions 0 removed"]
     # The ZooKeeper-era inter-broker APIs are gone (no such files in kafka-python).
-    for name in ("LeaderAndIsrRequest", "StopReplicaRequest", "UpdateMetadataRequest",
-                 "ControlledShutdownRequest", "EnvelopeRequest"):
+    for name in (
+        "LeaderAndIsrRequest",
+        "StopReplicaRequest",
+        "UpdateMetadataRequest",
+        "ControlledShutdownRequest",
+        "EnvelopeRequest",
+    ):
         assert d.message(name).status == "removed"
     # apiKey 74: ListClientMetricsResources (trunk) is ListConfigResources (0-1) there.
     m = d.message("ListConfigResourcesResponse")
@@ -228,10 +235,22 @@ def test_trunk_to_kafka_python() -> None:
 # --- the rules one at a time, on synthetic specs -----------------------------------------
 
 
-def spec(name: str, fields: list[dict[str, Any]], versions: str = "0-2",
-         flexible: str = "1+", kind: str = "request", key: int = 900) -> dict[str, Any]:
-    return {"apiKey": key, "type": kind, "name": name, "validVersions": versions,
-            "flexibleVersions": flexible, "fields": fields}
+def spec(
+    name: str,
+    fields: list[dict[str, Any]],
+    versions: str = "0-2",
+    flexible: str = "1+",
+    kind: str = "request",
+    key: int = 900,
+) -> dict[str, Any]:
+    return {
+        "apiKey": key,
+        "type": kind,
+        "name": name,
+        "validVersions": versions,
+        "flexibleVersions": flexible,
+        "fields": fields,
+    }
 
 
 def write(folder: Path, *specs: dict[str, Any]) -> Path:
@@ -239,8 +258,9 @@ def write(folder: Path, *specs: dict[str, Any]) -> Path:
     for s in specs:
         (folder / f"{s['name']}.json").write_text(json.dumps(s))
         if s["type"] == "request":
-            response = dict(s, type="response", name=s["name"].replace("Request", "Response"),
-                            fields=[])
+            response = dict(
+                s, type="response", name=s["name"].replace("Request", "Response"), fields=[]
+            )
             (folder / f"{response['name']}.json").write_text(json.dumps(response))
     return folder
 
@@ -269,7 +289,9 @@ def test_identical_specs_have_no_changes(tmp_path: Path) -> None:
 def test_rule_new_version_with_new_field_is_fine(tmp_path: Path) -> None:
     fields = BASE + [{"name": "C", "type": "int64", "versions": "3+"}]
     assert rule_diff(tmp_path, fields, versions="0-3") == {
-        "versions-added": "info", "field-added": "info"}
+        "versions-added": "info",
+        "field-added": "info",
+    }
 
 
 def test_rule_field_added_to_existing_version(tmp_path: Path) -> None:
@@ -279,8 +301,9 @@ def test_rule_field_added_to_existing_version(tmp_path: Path) -> None:
 
 
 def test_rule_tagged_field_added_to_existing_version_is_fine(tmp_path: Path) -> None:
-    fields = BASE + [{"name": "U", "type": "int64", "versions": "1+", "taggedVersions": "1+",
-                      "tag": 1}]
+    fields = BASE + [
+        {"name": "U", "type": "int64", "versions": "1+", "taggedVersions": "1+", "tag": 1}
+    ]
     assert rule_diff(tmp_path, fields) == {"field-added": "info"}
 
 
@@ -312,13 +335,16 @@ def test_rule_api_key_and_type(tmp_path: Path) -> None:
 def test_rule_tag_changed_and_reused(tmp_path: Path) -> None:
     u = {"name": "U", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 1}
     old = write(tmp_path / "old", spec("XRequest", BASE + [u]))
-    new = write(tmp_path / "new", spec("XRequest", [BASE[0], BASE[1], dict(BASE[2], tag=1),
-                                                    dict(u, tag=0)]))
+    new = write(
+        tmp_path / "new", spec("XRequest", [BASE[0], BASE[1], dict(BASE[2], tag=1), dict(u, tag=0)])
+    )
     got = {c.rule: c.severity for c in diff_paths(old, new).message("XRequest").changes}
     assert got["tag-changed"] == "violation" and got["tag-reused"] == "violation"
-    reused = [BASE[0], BASE[1],
-              {"name": "Other", "type": "string", "versions": "1+", "taggedVersions": "1+",
-               "tag": 0}]
+    reused = [
+        BASE[0],
+        BASE[1],
+        {"name": "Other", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0},
+    ]
     got = rule_diff(tmp_path / "b", reused)
     assert got["tag-reused"] == "violation"
     assert got["field-removed"] == "breaking"

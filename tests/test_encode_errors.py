@@ -44,8 +44,9 @@ def km() -> ModuleType:
     return importlib.import_module("kafka_messages")
 
 
-def expect(errors: ModuleType, build: Callable[[], Any], version: int, path: str,
-           reason: str) -> Any:
+def expect(
+    errors: ModuleType, build: Callable[[], Any], version: int, path: str, reason: str
+) -> Any:
     obj = build()
     with pytest.raises(errors.EncodeError) as info:
         obj.encode(version)
@@ -75,31 +76,56 @@ INT_CASES = [
 
 @pytest.mark.parametrize("version", [0, 2, 3])
 @pytest.mark.parametrize("attr,low,high,kind", INT_CASES, ids=[c[0] for c in INT_CASES])
-def test_int_out_of_range(af: ModuleType, af_errors: ModuleType, version: int, attr: str,
-                          low: int, high: int, kind: str) -> None:
+def test_int_out_of_range(
+    af: ModuleType, af_errors: ModuleType, version: int, attr: str, low: int, high: int, kind: str
+) -> None:
     for value in (low, high):
-        expect(af_errors, lambda: af.AllFeaturesRequest(**{attr: value}), version,
-               f"{R}.{attr}", f"{value} is out of range for {kind}")
+        expect(
+            af_errors,
+            lambda: af.AllFeaturesRequest(**{attr: value}),
+            version,
+            f"{R}.{attr}",
+            f"{value} is out of range for {kind}",
+        )
 
 
-def test_int_out_of_range_in_arrays_and_nested_structs(af: ModuleType,
-                                                       af_errors: ModuleType) -> None:
+def test_int_out_of_range_in_arrays_and_nested_structs(
+    af: ModuleType, af_errors: ModuleType
+) -> None:
     A = af.AllFeaturesRequest
-    expect(af_errors, lambda: A(int32_array=[1, 2, 2**31]), 1, f"{R}.int32_array",
-           "item 2: 2147483648 is out of range for int32")
-    expect(af_errors, lambda: A(int64_array=[-(2**63) - 1]), 3, f"{R}.int64_array",
-           "item 0: ")
-    expect(af_errors, lambda: A(int8_array=[0, 300]), 2, f"{R}.int8_array",
-           "item 1: 300 is out of range for int8")
+    expect(
+        af_errors,
+        lambda: A(int32_array=[1, 2, 2**31]),
+        1,
+        f"{R}.int32_array",
+        "item 2: 2147483648 is out of range for int32",
+    )
+    expect(af_errors, lambda: A(int64_array=[-(2**63) - 1]), 3, f"{R}.int64_array", "item 0: ")
+    expect(
+        af_errors,
+        lambda: A(int8_array=[0, 300]),
+        2,
+        f"{R}.int8_array",
+        "item 1: 300 is out of range for int8",
+    )
 
     def deep() -> Any:
         replica = A.Replica(broker_id=1, info=A.CommonInfo(host="h", port=70000))
-        return A(topics=[A.TopicData(name="a"),
-                         A.TopicData(partitions=[A.PartitionData(replicas=[replica])])])
+        return A(
+            topics=[
+                A.TopicData(name="a"),
+                A.TopicData(partitions=[A.PartitionData(replicas=[replica])]),
+            ]
+        )
 
     # CommonInfo.Port: look the type up rather than assume it.
-    exc = expect(af_errors, deep, 2, f"{R}.topics[1].partitions[0].replicas[0].info.port",
-                 "70000 is out of range")
+    exc = expect(
+        af_errors,
+        deep,
+        2,
+        f"{R}.topics[1].partitions[0].replicas[0].info.port",
+        "70000 is out of range",
+    )
     assert "uint16" in exc.reason or "int32" in exc.reason or "int16" in exc.reason
 
 
@@ -118,44 +144,62 @@ WRONG_TYPES = [
 
 
 @pytest.mark.parametrize("attr,value,reason", WRONG_TYPES, ids=[c[0] for c in WRONG_TYPES])
-def test_wrong_types(af: ModuleType, af_errors: ModuleType, attr: str, value: Any,
-                     reason: str) -> None:
+def test_wrong_types(
+    af: ModuleType, af_errors: ModuleType, attr: str, value: Any, reason: str
+) -> None:
     for version in (0, 3):
-        expect(af_errors, lambda: af.AllFeaturesRequest(**{attr: value}), version,
-               f"{R}.{attr}", reason)
+        expect(
+            af_errors,
+            lambda: af.AllFeaturesRequest(**{attr: value}),
+            version,
+            f"{R}.{attr}",
+            reason,
+        )
 
 
-@pytest.mark.xfail(strict=True, reason="encoder bug: struct '?' packs any object as a bool")
-@pytest.mark.parametrize("value,reason", [(None, "None in a non-nullable field"),
-                                          ("no", "expected bool, got str"),
-                                          (2, "expected bool, got int")])
-def test_bool_fields_refuse_non_bools(af: ModuleType, af_errors: ModuleType,
-                                      value: Any, reason: str) -> None:
-    """BUG: ``struct.pack('>?', x)`` accepts every object (truthiness), so a bool field
-    holding None, "no" or 2 is written as 0/1 without an error. See the report."""
-    expect(af_errors, lambda: af.AllFeaturesRequest(bool_field=value), 0,
-           f"{R}.bool_field", reason)
+@pytest.mark.parametrize(
+    "value,reason",
+    [
+        (None, "None in a non-nullable field"),
+        ("no", "expected bool, got str"),
+        (2, "expected bool, got int"),
+    ],
+)
+def test_bool_fields_refuse_non_bools(
+    af: ModuleType, af_errors: ModuleType, value: Any, reason: str
+) -> None:
+    """``struct.pack('>?', x)`` would accept every object (truthiness): bool fields must
+    refuse None, "no" and 2 rather than write them as 0/1."""
+    expect(af_errors, lambda: af.AllFeaturesRequest(bool_field=value), 0, f"{R}.bool_field", reason)
 
 
-@pytest.mark.xfail(strict=True, reason="encoder bug: a str where a struct list belongs "
-                   "is blamed on a field of the element struct")
-@pytest.mark.parametrize("attr,value", [("topics", "abc"), ("topics", b"ab"),
-                                        ("topics", {"a": 1}), ("string_array", "ab")])
-def test_non_list_for_an_array(af: ModuleType, af_errors: ModuleType, attr: str,
-                               value: Any) -> None:
-    """BUG: the writer iterates whatever it is given. For a struct array it hands "a" to
-    the element writer, whose getattr fails, and encode_error reports
-    ``AllFeaturesRequest.name: None in a non-nullable field`` instead of ``topics:
-    expected a list, got str``; for ``[]string``, "ab" is silently written as
-    ["a", "b"]."""
-    expect(af_errors, lambda: af.AllFeaturesRequest(**{attr: value}), 1, f"{R}.{attr}",
-           "expected a list")
+@pytest.mark.parametrize(
+    "attr,value",
+    [("topics", "abc"), ("topics", b"ab"), ("topics", {"a": 1}), ("string_array", "ab")],
+)
+def test_non_list_for_an_array(
+    af: ModuleType, af_errors: ModuleType, attr: str, value: Any
+) -> None:
+    """A str, bytes or dict where a list belongs is named as such, not blamed on the
+    element struct, and a str is never written as a list of its characters."""
+    expect(
+        af_errors,
+        lambda: af.AllFeaturesRequest(**{attr: value}),
+        1,
+        f"{R}.{attr}",
+        "expected a list",
+    )
 
 
 def test_wrong_struct_in_list(af: ModuleType, af_errors: ModuleType) -> None:
     A = af.AllFeaturesRequest
-    expect(af_errors, lambda: A(topics=[A.TopicData(), None]), 1, f"{R}.topics[1]",
-           "None in a non-nullable field")
+    expect(
+        af_errors,
+        lambda: A(topics=[A.TopicData(), None]),
+        1,
+        f"{R}.topics[1]",
+        "None in a non-nullable field",
+    )
 
 
 NULLS = [
@@ -175,49 +219,86 @@ NULLS = [
 
 
 @pytest.mark.parametrize("attr,version", NULLS, ids=[f"{a}-v{v}" for a, v in NULLS])
-def test_none_in_non_nullable(af: ModuleType, af_errors: ModuleType, attr: str,
-                              version: int) -> None:
-    expect(af_errors, lambda: af.AllFeaturesRequest(**{attr: None}), version, f"{R}.{attr}",
-           "None in a")
+def test_none_in_non_nullable(
+    af: ModuleType, af_errors: ModuleType, attr: str, version: int
+) -> None:
+    expect(
+        af_errors,
+        lambda: af.AllFeaturesRequest(**{attr: None}),
+        version,
+        f"{R}.{attr}",
+        "None in a",
+    )
 
 
 def test_none_is_fine_where_nullable(af: ModuleType) -> None:
     A = af.AllFeaturesRequest
-    for attr, version in (("nullable_string", 1), ("records_field", 1), ("topics", 3),
-                          ("string_array", 2)):
+    for attr, version in (
+        ("nullable_string", 1),
+        ("records_field", 1),
+        ("topics", 3),
+        ("string_array", 2),
+    ):
         obj = A(**{attr: None})
         assert getattr(A.decode(obj.encode(version), version), attr) is None
 
 
 @pytest.mark.parametrize("version", [0, 1, 2, 3])
-def test_strings_over_32767_utf8_bytes(af: ModuleType, af_errors: ModuleType,
-                                       version: int) -> None:
+def test_strings_over_32767_utf8_bytes(af: ModuleType, af_errors: ModuleType, version: int) -> None:
     A = af.AllFeaturesRequest
     assert A(string_field="x" * 32767).encode(version)  # the limit itself is fine
-    expect(af_errors, lambda: A(string_field="x" * 32768), version, f"{R}.string_field",
-           "string of 32768 UTF-8 bytes is longer than 32767")
+    expect(
+        af_errors,
+        lambda: A(string_field="x" * 32768),
+        version,
+        f"{R}.string_field",
+        "string of 32768 UTF-8 bytes is longer than 32767",
+    )
     # 16,384 characters, 32,768 bytes: the limit counts UTF-8 bytes, not characters.
-    expect(af_errors, lambda: A(nullable_string="é" * 16384), version,
-           f"{R}.nullable_string", "32768 UTF-8 bytes")
-    expect(af_errors, lambda: A(classic_string="✓" * 11000), version, f"{R}.classic_string",
-           "33000 UTF-8 bytes")
-    expect(af_errors, lambda: A(string_array=["ok", "y" * 40000]), version,
-           f"{R}.string_array", "item 1: string of 40000 UTF-8 bytes")
-    expect(af_errors,
-           lambda: A(topics=[A.TopicData(name="z" * 32768)]), version,
-           f"{R}.topics[0].name", "longer than 32767")
+    expect(
+        af_errors,
+        lambda: A(nullable_string="é" * 16384),
+        version,
+        f"{R}.nullable_string",
+        "32768 UTF-8 bytes",
+    )
+    expect(
+        af_errors,
+        lambda: A(classic_string="✓" * 11000),
+        version,
+        f"{R}.classic_string",
+        "33000 UTF-8 bytes",
+    )
+    expect(
+        af_errors,
+        lambda: A(string_array=["ok", "y" * 40000]),
+        version,
+        f"{R}.string_array",
+        "item 1: string of 40000 UTF-8 bytes",
+    )
+    expect(
+        af_errors,
+        lambda: A(topics=[A.TopicData(name="z" * 32768)]),
+        version,
+        f"{R}.topics[0].name",
+        "longer than 32767",
+    )
 
 
 def test_unencodable_text(af: ModuleType, af_errors: ModuleType) -> None:
-    expect(af_errors, lambda: af.AllFeaturesRequest(string_field="\ud800"), 2,
-           f"{R}.string_field", "not encodable as UTF-8")
+    expect(
+        af_errors,
+        lambda: af.AllFeaturesRequest(string_field="\ud800"),
+        2,
+        f"{R}.string_field",
+        "not encodable as UTF-8",
+    )
 
 
 def test_value_missing_from_a_version(af: ModuleType, af_errors: ModuleType) -> None:
     """Not ignorable: a non-default value in a field the version lacks is refused."""
     A = af.AllFeaturesRequest
-    expect(af_errors, lambda: A(removed_field=5), 2, f"{R}.removed_field",
-           "must hold its default")
+    expect(af_errors, lambda: A(removed_field=5), 2, f"{R}.removed_field", "must hold its default")
     expect(af_errors, lambda: A(added_field=5), 2, f"{R}.added_field", "must hold its default")
     assert A(ignorable_field="dropped").encode(2)  # ignorable: silently dropped
 
@@ -238,18 +319,48 @@ def test_committed_package(km: ModuleType) -> None:
     errors = importlib.import_module("kafka_messages.errors")
     M = metadata.MetadataRequest
     expect(errors, lambda: M(topics=None), 0, "MetadataRequest.topics", "None in a field")
-    expect(errors, lambda: M(topics=[M.MetadataRequestTopic(name=None)]), 9,
-           "MetadataRequest.topics[0].name", "not nullable")
-    expect(errors, lambda: M(topics=[M.MetadataRequestTopic(topic_id="x")]), 12,
-           "MetadataRequest.topics[0].topic_id", "expected uuid")
+    expect(
+        errors,
+        lambda: M(topics=[M.MetadataRequestTopic(name=None)]),
+        9,
+        "MetadataRequest.topics[0].name",
+        "not nullable",
+    )
+    expect(
+        errors,
+        lambda: M(topics=[M.MetadataRequestTopic(topic_id="x")]),
+        12,
+        "MetadataRequest.topics[0].topic_id",
+        "expected uuid",
+    )
     A = api.ApiVersionsResponse
-    expect(errors, lambda: A(api_keys=[A.ApiVersion(), A.ApiVersion(max_version=1 << 15)]),
-           3, "ApiVersionsResponse.api_keys[1].max_version", "out of range for int16")
-    expect(errors, lambda: A(throttle_time_ms="0"), 1, "ApiVersionsResponse.throttle_time_ms",
-           "expected an int")
+    expect(
+        errors,
+        lambda: A(api_keys=[A.ApiVersion(), A.ApiVersion(max_version=1 << 15)]),
+        3,
+        "ApiVersionsResponse.api_keys[1].max_version",
+        "out of range for int16",
+    )
+    expect(
+        errors,
+        lambda: A(throttle_time_ms="0"),
+        1,
+        "ApiVersionsResponse.throttle_time_ms",
+        "expected an int",
+    )
     R2 = metadata.MetadataResponse
-    expect(errors, lambda: R2(topics=[R2.MetadataResponseTopic(
-        partitions=[R2.MetadataResponsePartition(isr_nodes=[1, 2**31])])]), 12,
-        "MetadataResponse.topics[0].partitions[0].isr_nodes", "item 1")
+    expect(
+        errors,
+        lambda: R2(
+            topics=[
+                R2.MetadataResponseTopic(
+                    partitions=[R2.MetadataResponsePartition(isr_nodes=[1, 2**31])]
+                )
+            ]
+        ),
+        12,
+        "MetadataResponse.topics[0].partitions[0].isr_nodes",
+        "item 1",
+    )
     # UUID values are checked by type, not by their text.
     assert M(topics=[M.MetadataRequestTopic(topic_id=UUID(int=1))]).encode(12)

@@ -35,14 +35,14 @@ HOSTILE_ABOUTS = [
     "{{ jinja }} {% if x %} {# comment #} ${shell} `backticks`",
     "tab\tand trailing spaces   ",
     '""""""""" nine quotes',
-    "f'{__import__(\"os\").system(\"x\")}'",
+    'f\'{__import__("os").system("x")}\'',
 ]
 
 HOSTILE_DEFAULTS = [
     '"""; import os; """',
     "'''\nimport os\n'''",
     "back\\slash \\",
-    'quote " and \' both',
+    "quote \" and ' both",
     "{0} {x} %s",
     "nul \x00 and newline \n end",
 ]
@@ -60,8 +60,13 @@ def write(folder: Path, specs: list[dict[str, Any]]) -> Path:
 
 
 def data_spec(name: str, fields: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"type": "data", "name": name, "validVersions": "0-1", "flexibleVersions": "1+",
-            "fields": fields}
+    return {
+        "type": "data",
+        "name": name,
+        "validVersions": "0-1",
+        "flexibleVersions": "1+",
+        "fields": fields,
+    }
 
 
 def imports_of(source: str) -> set[str]:
@@ -88,25 +93,33 @@ def compile_strictly(source: str, name: str) -> None:
 def hostile_pkg(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """One package with every hostile about/default, one benign twin to compare with."""
     root = tmp_path_factory.mktemp("hostile")
-    hostile_fields = [
-        field(f"Text{i}", "string", about=about) for i, about in enumerate(HOSTILE_ABOUTS)
-    ] + [
-        field(f"Default{i}", "string", default=value, about=HOSTILE_ABOUTS[0])
-        for i, value in enumerate(HOSTILE_DEFAULTS)
-    ] + [
-        field("Items", "[]Item", about=HOSTILE_ABOUTS[1], fields=[
-            field("Value", "int64", about=HOSTILE_ABOUTS[2]),
-        ]),
+    hostile_fields = (
+        [field(f"Text{i}", "string", about=about) for i, about in enumerate(HOSTILE_ABOUTS)]
+        + [
+            field(f"Default{i}", "string", default=value, about=HOSTILE_ABOUTS[0])
+            for i, value in enumerate(HOSTILE_DEFAULTS)
+        ]
+        + [
+            field(
+                "Items",
+                "[]Item",
+                about=HOSTILE_ABOUTS[1],
+                fields=[
+                    field("Value", "int64", about=HOSTILE_ABOUTS[2]),
+                ],
+            ),
+        ]
+    )
+    benign_fields = [
+        field(
+            f["name"], f["type"], **({"fields": [field("Value", "int64")]} if "fields" in f else {})
+        )
+        for f in hostile_fields
     ]
-    benign_fields = [field(f["name"], f["type"], **({"fields": [field("Value", "int64")]}
-                                                    if "fields" in f else {}))
-                     for f in hostile_fields]
     write(root / "hostile_specs", [data_spec("HostileData", hostile_fields)])
     write(root / "benign_specs", [data_spec("HostileData", benign_fields)])
-    generate_package([root / "hostile_specs"], root / "out", "hostile_specs_pkg",
-                     formatted=True)
-    generate_package([root / "benign_specs"], root / "benign", "benign_specs_pkg",
-                     formatted=True)
+    generate_package([root / "hostile_specs"], root / "out", "hostile_specs_pkg", formatted=True)
+    generate_package([root / "benign_specs"], root / "benign", "benign_specs_pkg", formatted=True)
     return root / "out" / "hostile_specs_pkg", root / "benign" / "benign_specs_pkg"
 
 
@@ -138,7 +151,8 @@ def test_about_texts_survive_as_docstrings(hostile_pkg: tuple[Path, Path]) -> No
     module = importlib.import_module("hostile_specs_pkg.hostile_data")
     source = (hostile_pkg[0] / "hostile_data.py").read_text()
     docstrings = [
-        node.value for node in ast.walk(ast.parse(source))
+        node.value
+        for node in ast.walk(ast.parse(source))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     ]
     blob = "\n".join(docstrings)
@@ -164,21 +178,33 @@ def test_hostile_defaults_survive_exactly(hostile_pkg: tuple[Path, Path]) -> Non
 
 def test_hostile_package_passes_black_and_mypy_strict(hostile_pkg: tuple[Path, Path]) -> None:
     hostile, _ = hostile_pkg
-    black = subprocess.run([PYTHON, "-m", "black", "--check", "-q", str(hostile)],
-                           capture_output=True, text=True)
+    black = subprocess.run(
+        [PYTHON, "-m", "black", "--check", "-q", "--line-length", "100", str(hostile)],
+        capture_output=True,
+        text=True,
+    )
     assert black.returncode == 0, black.stderr
     mypy = subprocess.run(
-        [PYTHON, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", "/dev/null",
-         hostile.name],
-        cwd=hostile.parent, capture_output=True, text=True,
+        [
+            PYTHON,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            "/dev/null",
+            hostile.name,
+        ],
+        cwd=hostile.parent,
+        capture_output=True,
+        text=True,
     )
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr
 
 
 # --- names ----------------------------------------------------------------------------
 
-BAD_NAMES = ["Bad-Name", "1abc", "Naïve", "A\nimport os", "A B", "A.b", "_Private", 'X"""',
-             "A;B"]
+BAD_NAMES = ["Bad-Name", "1abc", "Naïve", "A\nimport os", "A B", "A.b", "_Private", 'X"""', "A;B"]
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)
@@ -200,65 +226,121 @@ def test_message_and_struct_names_that_are_not_identifiers_are_rejected(
     with pytest.raises(SpecError) as info:
         load_messages([tmp_path / "m"])
     assert "Msg.json" in str(info.value)
-    specs = write(tmp_path / "s", [data_spec("StructData", [
-        field("Items", f"[]{name}", fields=[field("A")])])])
+    specs = write(
+        tmp_path / "s",
+        [data_spec("StructData", [field("Items", f"[]{name}", fields=[field("A")])])],
+    )
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     assert "StructData.json" in str(info.value) and "Items" in str(info.value)
 
 
-KEYWORD_FIELDS = ["Class", "Def", "Import", "From", "Lambda", "Global", "Await", "Async",
-                  "Match", "Case", "Type", "None", "True", "Self", "Encode", "Decode",
-                  "ToDict", "FromDict", "UnknownTaggedFields", "Version", "Data"]
+KEYWORD_FIELDS = [
+    "Class",
+    "Def",
+    "Import",
+    "From",
+    "Lambda",
+    "Global",
+    "Await",
+    "Async",
+    "Match",
+    "Case",
+    "Type",
+    "None",
+    "True",
+    "Self",
+    "Encode",
+    "Decode",
+    "ToDict",
+    "FromDict",
+    "UnknownTaggedFields",
+    "Version",
+    "Data",
+]
 
 
 def test_keyword_and_reserved_field_names_are_escaped(tmp_path: Path) -> None:
-    specs = write(tmp_path / "s", [data_spec("KeywordData", [
-        field(name, "int16") for name in KEYWORD_FIELDS
-    ] + [field("Nested", "[]Inner", fields=[field("Class", "string"), field("Await")])])])
+    specs = write(
+        tmp_path / "s",
+        [
+            data_spec(
+                "KeywordData",
+                [field(name, "int16") for name in KEYWORD_FIELDS]
+                + [field("Nested", "[]Inner", fields=[field("Class", "string"), field("Await")])],
+            )
+        ],
+    )
     generate_package([specs], tmp_path / "o", "keyword_pkg", formatted=True)
     import importlib
 
     module = importlib.import_module("keyword_pkg.keyword_data")
     cls = module.KeywordData
     attrs = set(cls.__dataclass_fields__)
-    for expected in ("class_", "def_", "import_", "from_", "lambda_", "global_", "await_",
-                     "async_", "match_", "case_", "type_", "self_", "encode_", "decode_",
-                     "to_dict_", "from_dict_", "unknown_tagged_fields_", "version_", "data_"):
+    for expected in (
+        "class_",
+        "def_",
+        "import_",
+        "from_",
+        "lambda_",
+        "global_",
+        "await_",
+        "async_",
+        "match_",
+        "case_",
+        "self_",
+        "encode_",
+        "decode_",
+        "to_dict_",
+        "from_dict_",
+        "unknown_tagged_fields_",
+        "version_",
+        "data_",
+    ):
         assert expected in attrs, expected
-    assert {"none", "true"} <= attrs  # lower-case none/true are plain names
-    obj = cls(class_=1, def_=2, await_=3, to_dict_=4,
-              nested=[cls.Inner(class_="c", await_=5)])
+    assert {"none", "true", "type"} <= attrs  # not keywords in lower case (type: soft in 3.12)
+    obj = cls(class_=1, def_=2, await_=3, to_dict_=4, nested=[cls.Inner(class_="c", await_=5)])
     for version in (0, 1):
         assert cls.decode(obj.encode(version), version) == obj
     assert cls.from_dict(json.loads(json.dumps(obj.to_dict()))) == obj
     source = (tmp_path / "o" / "keyword_pkg" / "keyword_data.py").read_text()
     compile_strictly(source, "keyword_data.py")
     mypy = subprocess.run(
-        [PYTHON, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", "/dev/null",
-         "keyword_pkg"], cwd=tmp_path / "o", capture_output=True, text=True)
+        [
+            PYTHON,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            "/dev/null",
+            "keyword_pkg",
+        ],
+        cwd=tmp_path / "o",
+        capture_output=True,
+        text=True,
+    )
     assert mypy.returncode == 0, mypy.stdout
 
 
 @pytest.mark.parametrize("name", ["UUID", "Any", "ClassVar", "DecodeError", "RawTaggedField"])
 def test_class_names_that_shadow_imports_are_rejected(tmp_path: Path, name: str) -> None:
-    specs = write(tmp_path, [data_spec("ShadowData", [
-        field("Items", f"[]{name}", fields=[field("A")])])])
+    specs = write(
+        tmp_path, [data_spec("ShadowData", [field("Items", f"[]{name}", fields=[field("A")])])]
+    )
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     assert info.value.rule == "reserved-name" and "ShadowData.json" in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="generator bug: capitalised keywords and the "
-                   "imported names Mapping/Buffer are accepted as class names")
 @pytest.mark.parametrize("name", ["None", "True", "False", "Mapping", "Buffer"])
 def test_class_names_that_break_the_module_are_rejected(tmp_path: Path, name: str) -> None:
-    """BUG: a struct (or message) named None/True/False generates ``class None:``, a
-    SyntaxError in the generated module; one named Mapping or Buffer shadows the
-    module's import of that name, and mypy --strict fails. The model should reject them
-    (rule reserved-name) like UUID or Any."""
-    specs = write(tmp_path / "struct", [data_spec("ShadowData", [
-        field("Items", f"[]{name}", fields=[field("A")])])])
+    """A struct or message named None/True/False would generate ``class None:``, one named
+    Mapping or Buffer would shadow the module's import: the model rejects them."""
+    specs = write(
+        tmp_path / "struct",
+        [data_spec("ShadowData", [field("Items", f"[]{name}", fields=[field("A")])])],
+    )
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     assert info.value.rule == "reserved-name"
@@ -288,12 +370,13 @@ BAD_DEFAULTS = [
 ]
 
 
-@pytest.mark.parametrize("ftype,default,reason", BAD_DEFAULTS,
-                         ids=[f"{t}={d!r}" for t, d, _ in BAD_DEFAULTS])
-def test_defaults_invalid_for_their_type_are_rejected(tmp_path: Path, ftype: str,
-                                                      default: str, reason: str) -> None:
-    specs = write(tmp_path, [data_spec("DefaultsData", [field("Value", ftype,
-                                                               default=default)])])
+@pytest.mark.parametrize(
+    "ftype,default,reason", BAD_DEFAULTS, ids=[f"{t}={d!r}" for t, d, _ in BAD_DEFAULTS]
+)
+def test_defaults_invalid_for_their_type_are_rejected(
+    tmp_path: Path, ftype: str, default: str, reason: str
+) -> None:
+    specs = write(tmp_path, [data_spec("DefaultsData", [field("Value", ftype, default=default)])])
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     text = str(info.value)
@@ -303,8 +386,10 @@ def test_defaults_invalid_for_their_type_are_rejected(tmp_path: Path, ftype: str
 
 
 def test_struct_default_other_than_empty_or_null_is_rejected(tmp_path: Path) -> None:
-    specs = write(tmp_path, [data_spec("DefaultsData", [
-        field("Inner", "Inner", default="x", fields=[field("A")])])])
+    specs = write(
+        tmp_path,
+        [data_spec("DefaultsData", [field("Inner", "Inner", default="x", fields=[field("A")])])],
+    )
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     assert "field Inner" in str(info.value)

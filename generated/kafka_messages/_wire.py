@@ -22,6 +22,8 @@ Reader = Callable[[Buffer, int], "tuple[T, int]"]
 Writer = Callable[[T, bytearray], None]
 
 BOOL = struct.Struct(">?")
+#: Written through a lookup, not ``BOOL.pack``: struct packs any object by truthiness.
+BOOL_BYTES: dict[object, bytes] = {True: b"\x01", False: b"\x00"}
 INT8 = struct.Struct(">b")
 INT16 = struct.Struct(">h")
 INT32 = struct.Struct(">i")
@@ -523,6 +525,11 @@ def encode_error(obj: object, exc: Exception, checks: str) -> EncodeError:
                 for index, item in enumerate(value):
                     if item is exc.obj:
                         return exc.nested(f"{attr}[{index}]", obj)
+        # Not from a child after all (say a str where a struct list belongs): look again.
+        for attr, wire_type, nullable in fields:
+            problem = value_problem(getattr(obj, attr, None), wire_type, nullable)
+            if problem:
+                return EncodeError(problem, attr, obj)
         return exc
     for attr, wire_type, nullable in fields:
         problem = value_problem(getattr(obj, attr, None), wire_type, nullable)

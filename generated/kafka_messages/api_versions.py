@@ -583,6 +583,8 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.api_keys.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.api_keys))
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v0(api_keys_list_item, out)
@@ -627,6 +629,8 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT16.pack(obj.error_code)
+        if obj.api_keys.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.api_keys))
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v0(api_keys_list_item, out)
@@ -840,6 +844,8 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
     """Encode ApiVersionsResponse at versions 3-4."""
     try:
         out += _wire.INT16.pack(obj.error_code)
+        if obj.api_keys.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.api_keys) + 1)
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v3(api_keys_list_item, out)
@@ -847,6 +853,8 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
         tagged: list[tuple[int, bytes | bytearray]] = []
         if obj.supported_features != [] or 0 in obj.tags_on_wire:
             part = bytearray()
+            if obj.supported_features.__class__ is not list:
+                raise TypeError("not a list")
             _wire.write_uvarint(part, len(obj.supported_features) + 1)
             for supported_features_list_item in obj.supported_features:
                 _write_api_versions_response_supported_feature_key_v3(
@@ -859,6 +867,8 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
             tagged.append((1, part))
         if obj.finalized_features != [] or 2 in obj.tags_on_wire:
             part = bytearray()
+            if obj.finalized_features.__class__ is not list:
+                raise TypeError("not a list")
             _wire.write_uvarint(part, len(obj.finalized_features) + 1)
             for finalized_features_list_item in obj.finalized_features:
                 _write_api_versions_response_finalized_feature_key_v3(
@@ -867,7 +877,7 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
             tagged.append((2, part))
         if obj.zk_migration_ready or 3 in obj.tags_on_wire:
             part = bytearray()
-            part += _wire.BOOL.pack(obj.zk_migration_ready)
+            part += _wire.BOOL_BYTES[obj.zk_migration_ready]
             tagged.append((3, part))
         _wire.write_tagged_fields(out, tagged, obj.unknown_tagged_fields)
     except Exception as exc:

@@ -19,8 +19,6 @@ _new = object.__new__
 
 _S_hii = struct.Struct(">hii")
 _S_hiii = struct.Struct(">hiii")
-_S_oo = struct.Struct(">??")
-_S_ooo = struct.Struct(">???")
 
 
 @dataclass(slots=True)
@@ -679,6 +677,8 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         if obj.topics is None:
             raise _wire.null_error(obj, "topics")
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_request_topic_v0(topics_list_item, out)
@@ -732,6 +732,8 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\xff\xff\xff\xff"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             out += _wire.INT32.pack(len(obj.topics))
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v0(topics_list_item, out)
@@ -784,10 +786,12 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\xff\xff\xff\xff"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             out += _wire.INT32.pack(len(obj.topics))
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v0(topics_list_item, out)
-        out += _wire.BOOL.pack(obj.allow_auto_topic_creation)
+        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, "topics:[]struct? allow_auto_topic_creation:bool"
@@ -812,14 +816,18 @@ def _read_metadata_request_v8(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
         except DecodeError as exc:
             raise exc.within(f"topics[{len(topics_list)}]") from None
         obj.topics = topics_list
-    if pos + 3 > end:
-        raise _wire.truncated(pos, 3, end - pos, "allow_auto_topic_creation")
-    (
-        obj.allow_auto_topic_creation,
-        obj.include_cluster_authorized_operations,
-        obj.include_topic_authorized_operations,
-    ) = _S_ooo.unpack_from(buf, pos)
-    pos += 3
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
+    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
+    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
+    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
     return obj, pos
 
 
@@ -831,14 +839,14 @@ def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\xff\xff\xff\xff"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             out += _wire.INT32.pack(len(obj.topics))
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v0(topics_list_item, out)
-        out += _S_ooo.pack(
-            obj.allow_auto_topic_creation,
-            obj.include_cluster_authorized_operations,
-            obj.include_topic_authorized_operations,
-        )
+        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
+        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
+        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -898,14 +906,18 @@ def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
         except DecodeError as exc:
             raise exc.within(f"topics[{len(topics_list)}]") from None
         obj.topics = topics_list
-    if pos + 3 > end:
-        raise _wire.truncated(pos, 3, end - pos, "allow_auto_topic_creation")
-    (
-        obj.allow_auto_topic_creation,
-        obj.include_cluster_authorized_operations,
-        obj.include_topic_authorized_operations,
-    ) = _S_ooo.unpack_from(buf, pos)
-    pos += 3
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
+    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
+    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
+    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
@@ -919,14 +931,14 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\x00"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             _wire.write_uvarint(out, len(obj.topics) + 1)
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v9(topics_list_item, out)
-        out += _S_ooo.pack(
-            obj.allow_auto_topic_creation,
-            obj.include_cluster_authorized_operations,
-            obj.include_topic_authorized_operations,
-        )
+        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
+        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
+        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -989,14 +1001,18 @@ def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
         except DecodeError as exc:
             raise exc.within(f"topics[{len(topics_list)}]") from None
         obj.topics = topics_list
-    if pos + 3 > end:
-        raise _wire.truncated(pos, 3, end - pos, "allow_auto_topic_creation")
-    (
-        obj.allow_auto_topic_creation,
-        obj.include_cluster_authorized_operations,
-        obj.include_topic_authorized_operations,
-    ) = _S_ooo.unpack_from(buf, pos)
-    pos += 3
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
+    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
+    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
+    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
@@ -1010,14 +1026,14 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\x00"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             _wire.write_uvarint(out, len(obj.topics) + 1)
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v10(topics_list_item, out)
-        out += _S_ooo.pack(
-            obj.allow_auto_topic_creation,
-            obj.include_cluster_authorized_operations,
-            obj.include_topic_authorized_operations,
-        )
+        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
+        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
+        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -1049,12 +1065,14 @@ def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
         except DecodeError as exc:
             raise exc.within(f"topics[{len(topics_list)}]") from None
         obj.topics = topics_list
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "allow_auto_topic_creation")
-    obj.allow_auto_topic_creation, obj.include_topic_authorized_operations = _S_oo.unpack_from(
-        buf, pos
-    )
-    pos += 2
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
+    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
+    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
@@ -1074,10 +1092,13 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
         if obj.topics is None:
             out += b"\x00"
         else:
+            if obj.topics.__class__ is not list:
+                raise TypeError("not a list")
             _wire.write_uvarint(out, len(obj.topics) + 1)
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v10(topics_list_item, out)
-        out += _S_oo.pack(obj.allow_auto_topic_creation, obj.include_topic_authorized_operations)
+        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
+        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -1152,7 +1173,11 @@ def _write_metadata_response_partition_v0(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
+        if obj.replica_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        if obj.isr_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.isr_nodes)
     except Exception as exc:
         raise _wire.encode_error(
@@ -1205,6 +1230,8 @@ def _write_metadata_response_topic_v0(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v0(partitions_list_item, out)
@@ -1254,9 +1281,13 @@ def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v0(brokers_list_item, out)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v0(topics_list_item, out)
@@ -1348,7 +1379,9 @@ def _write_metadata_response_topic_v1(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v0(partitions_list_item, out)
@@ -1401,10 +1434,14 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v1(topics_list_item, out)
@@ -1457,11 +1494,15 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v1(topics_list_item, out)
@@ -1518,11 +1559,15 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v1(topics_list_item, out)
@@ -1561,8 +1606,14 @@ def _write_metadata_response_partition_v5(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
+        if obj.replica_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        if obj.isr_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        if obj.offline_replicas.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
@@ -1618,7 +1669,9 @@ def _write_metadata_response_topic_v5(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v5(partitions_list_item, out)
@@ -1675,11 +1728,15 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v5(topics_list_item, out)
@@ -1719,8 +1776,14 @@ def _write_metadata_response_partition_v7(
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+        if obj.replica_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        if obj.isr_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        if obj.offline_replicas.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_fixed_array(out, "i", obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
@@ -1776,7 +1839,9 @@ def _write_metadata_response_topic_v7(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v7(partitions_list_item, out)
@@ -1833,11 +1898,15 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v7(topics_list_item, out)
@@ -1894,7 +1963,9 @@ def _write_metadata_response_topic_v8(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v7(partitions_list_item, out)
@@ -1953,11 +2024,15 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v8(topics_list_item, out)
@@ -2044,8 +2119,14 @@ def _write_metadata_response_partition_v9(
     """Encode MetadataResponsePartition at versions 9-12."""
     try:
         out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+        if obj.replica_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_compact_fixed_array(out, "i", obj.replica_nodes)
+        if obj.isr_nodes.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_compact_fixed_array(out, "i", obj.isr_nodes)
+        if obj.offline_replicas.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_compact_fixed_array(out, "i", obj.offline_replicas)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -2106,7 +2187,9 @@ def _write_metadata_response_topic_v9(
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
@@ -2171,11 +2254,15 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
     """Encode MetadataResponse at version 9."""
     try:
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v9(topics_list_item, out)
@@ -2240,7 +2327,9 @@ def _write_metadata_response_topic_v10(
             raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
         _wire.write_uuid(out, obj.topic_id)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
@@ -2305,11 +2394,15 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
     """Encode MetadataResponse at version 10."""
     try:
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v10(topics_list_item, out)
@@ -2375,11 +2468,15 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
                 obj, "cluster_authorized_operations", obj.cluster_authorized_operations
             )
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v10(topics_list_item, out)
@@ -2441,7 +2538,9 @@ def _write_metadata_response_topic_v12(
         out += _wire.INT16.pack(obj.error_code)
         _wire.write_compact_nullable_string(out, obj.name)
         _wire.write_uuid(out, obj.topic_id)
-        out += _wire.BOOL.pack(obj.is_internal)
+        out += _wire.BOOL_BYTES[obj.is_internal]
+        if obj.partitions.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
@@ -2507,11 +2606,15 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
                 obj, "cluster_authorized_operations", obj.cluster_authorized_operations
             )
         out += _wire.INT32.pack(obj.throttle_time_ms)
+        if obj.brokers.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
         out += _wire.INT32.pack(obj.controller_id)
+        if obj.topics.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v12(topics_list_item, out)

@@ -17,7 +17,6 @@ from .errors import DecodeError, EncodeError
 _new = object.__new__
 
 _S_hb = struct.Struct(">hb")
-_S_ho = struct.Struct(">h?")
 _S_ih = struct.Struct(">ih")
 
 
@@ -389,10 +388,14 @@ def _read_update_features_request_feature_update_key_v0(
     obj.upgrade_type = 1
     obj.unknown_tagged_fields = []
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
-    if pos + 3 > end:
-        raise _wire.truncated(pos, 3, end - pos, "max_version_level")
-    obj.max_version_level, obj.allow_downgrade = _S_ho.unpack_from(buf, pos)
-    pos += 3
+    if pos + 2 > end:
+        raise _wire.truncated(pos, 2, end - pos, "max_version_level")
+    (obj.max_version_level,) = _wire.INT16.unpack_from(buf, pos)
+    pos += 2
+    if pos + 1 > end:
+        raise _wire.truncated(pos, 1, end - pos, "allow_downgrade")
+    (obj.allow_downgrade,) = _wire.BOOL.unpack_from(buf, pos)
+    pos += 1
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
@@ -408,7 +411,8 @@ def _write_update_features_request_feature_update_key_v0(
         if obj.upgrade_type != 1:
             raise _wire.guard_default(obj, "upgrade_type", obj.upgrade_type)
         _wire.write_compact_string(out, obj.feature)
-        out += _S_ho.pack(obj.max_version_level, obj.allow_downgrade)
+        out += _wire.INT16.pack(obj.max_version_level)
+        out += _wire.BOOL_BYTES[obj.allow_downgrade]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -454,6 +458,8 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
         if obj.validate_only:
             raise _wire.guard_default(obj, "validate_only", obj.validate_only)
         out += _wire.INT32.pack(obj.timeout_ms)
+        if obj.feature_updates.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
         for feature_updates_list_item in obj.feature_updates:
             _write_update_features_request_feature_update_key_v0(feature_updates_list_item, out)
@@ -541,10 +547,12 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
     """Encode UpdateFeaturesRequest at versions 1-2."""
     try:
         out += _wire.INT32.pack(obj.timeout_ms)
+        if obj.feature_updates.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
         for feature_updates_list_item in obj.feature_updates:
             _write_update_features_request_feature_update_key_v1(feature_updates_list_item, out)
-        out += _wire.BOOL.pack(obj.validate_only)
+        out += _wire.BOOL_BYTES[obj.validate_only]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -628,6 +636,8 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
     try:
         out += _S_ih.pack(obj.throttle_time_ms, obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
+        if obj.results.__class__ is not list:
+            raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.results) + 1)
         for results_list_item in obj.results:
             _write_update_features_response_updatable_feature_result_v0(results_list_item, out)

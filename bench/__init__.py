@@ -1,0 +1,1 @@
+"""The benchmark of issue 6 (`make bench`)."""

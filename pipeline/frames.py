@@ -1,0 +1,400 @@
+"""Kafka frames from captured traffic, in plain Python (no Spark): the rows of the
+``kafka-capture`` data source.
+
+A *row* is one frame (or one piece of a stream that could not be cut into frames) as a
+tuple in the order of ``COLUMNS``:
+
+``conn``            ``"<file name>#<connection>"`` (unique across the files of one read)
+``ts``              Unix time (s) when the frame's last byte was seen
+``src``, ``dst``    ``"ip:port"`` of sender and receiver (``None`` in capture files)
+``direction``       ``"request"`` (client to broker) or ``"response"``
+``api_key``, ``api_version``  a request's own; a response's are its request's
+``correlation_id``, ``client_id``  from the request header (a response repeats its request's
+                    client id)
+``frame``           the bytes after the 4-byte size prefix (header and body)
+``error``           ``None``, or why these bytes are not a whole frame (a capture gap, a stream
+                    that is not Kafka, a bad line in a capture file): such rows go to
+                    ``errors/`` so that nothing read is lost.
+
+Standard library only; ``pipeline.pcap`` builds on it for pcap/pcapng.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections import deque
+from typing import IO, Any, Iterable, Iterator, NamedTuple
+
+from .capture import MAX_FRAME_SIZE, parse_request_header
+
+COLUMNS = (
+    "conn",
+    "ts",
+    "src",
+    "dst",
+    "direction",
+    "api_key",
+    "api_version",
+    "correlation_id",
+    "client_id",
+    "frame",
+    "error",
+)
+#: Spark's DDL of the rows (the data source's schema).
+SCHEMA_DDL = (
+    "conn string, ts double, src string, dst string, direction string, api_key int, "
+    "api_version int, correlation_id int, client_id string, frame binary, error string"
+)
+
+_INT32 = struct.Struct(">i")
+
+
+class Row(NamedTuple):
+    conn: str
+    ts: float | None
+    src: str | None
+    dst: str | None
+    direction: str | None
+    api_key: int | None
+    api_version: int | None
+    correlation_id: int | None
+    client_id: str | None
+    frame: bytes
+    error: str | None
+
+
+# --- capture files (JSON lines of ``kafka-specgen capture``) ----------------------------------
+
+
+def capture_line_row(line: bytes, name: str, line_no: int) -> Row:
+    """One JSON line of a capture file -> a row (an error row if the line is damaged)."""
+    try:
+        rec = json.loads(line)
+        frame = bytes.fromhex(rec["frame"])
+        direction = rec["dir"]
+        if direction not in ("request", "response"):
+            raise ValueError(f"dir {direction!r}")
+        return Row(
+            f"{name}#{int(rec['conn'])}",
+            float(rec["ts"]),
+            None,
+            None,
+            direction,
+            _opt_int(rec.get("api_key")),
+            _opt_int(rec.get("api_version")),
+            _opt_int(rec.get("correlation_id")),
+            rec.get("client_id"),
+            frame,
+            None,
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return Row(
+            f"{name}#line{line_no}",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            bytes(line.rstrip(b"\r\n")),
+            f"{name} line {line_no}: not a capture record ({type(exc).__name__}: {exc})",
+        )
+
+
+def _opt_int(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+def capture_rows(
+    path: str, start: int = 0, end: int | None = None, name: str | None = None
+) -> Iterator[Row]:
+    """Rows of the lines of a capture file that start in the byte range ``[start, end)``.
+
+    Ranges that tile a file read every line exactly once (Hadoop's rule: a range skips the
+    line that started before it and reads the line that crosses its end).
+    """
+    name = name or os.path.basename(path)
+    with open(path, "rb") as f:
+        line_no = 0
+        if start > 0:
+            f.seek(start - 1)
+            f.readline()  # the rest of a line that belongs to the range before
+        pos = f.tell()
+        if start > 0:
+            line_no = _count_lines(path, pos)
+        while end is None or pos < end:
+            line = f.readline()
+            if not line:
+                break
+            line_no += 1
+            pos += len(line)
+            if line.strip():
+                yield capture_line_row(line, name, line_no)
+
+
+def _count_lines(path: str, upto: int) -> int:
+    """Lines before byte ``upto`` (for line numbers in error messages of a split file)."""
+    count = 0
+    with open(path, "rb") as f:
+        remaining = upto
+        while remaining > 0:
+            chunk = f.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            remaining -= len(chunk)
+    return count
+
+
+# --- byte streams -> frames ---------------------------------------------------------------
+
+
+class Chunk(NamedTuple):
+    """Contiguous bytes of one direction of a TCP stream, at a stream offset."""
+
+    offset: int
+    data: bytes
+    ts: float
+
+
+class StreamFrame(NamedTuple):
+    ts: float
+    frame: bytes
+    error: str | None
+
+
+def split_stream(chunks: Iterable[Chunk]) -> Iterator[StreamFrame]:
+    """Cut one direction of a reassembled stream into frames.
+
+    ``chunks`` are non-overlapping and in offset order; a hole between two chunks is bytes
+    the capture missed. A frame's ``ts`` is the latest ``ts`` of the chunks holding its
+    bytes. A frame with a hole in it becomes an error frame (its bytes as far as they were
+    seen) and splitting goes on after it; a hole where a size prefix should be loses the
+    frame boundaries, and the rest of the stream becomes one error frame, as does a size
+    prefix outside ``0..MAX_FRAME_SIZE`` (not Kafka, or lost sync) and a frame the capture
+    ended in.
+    """
+    runs = _runs(chunks)
+    pos = 0  # stream offset where the next frame starts
+    for i, (run_start, data, ends, stamps) in enumerate(runs):
+        run_end = run_start + len(data)
+        if pos >= run_end:
+            continue  # a damaged frame already covered this run
+        if pos < run_start:
+            yield StreamFrame(
+                stamps[-1],
+                b"".join(r[1] for r in runs[i:]),
+                f"lost frame boundaries: capture gap of {run_start - pos} bytes at stream "
+                f"offset {pos} where a size prefix was due; "
+                f"{sum(len(r[1]) for r in runs[i:])} bytes from offset {run_start} unread",
+            )
+            return
+        ts_index = 0
+        while pos < run_end:
+            local = pos - run_start
+            if run_end - pos < 4:
+                if i == len(runs) - 1:
+                    yield _tail(runs, i, local, pos, "a size prefix", ends, stamps)
+                else:
+                    rest = b"".join([data[local:], *(r[1] for r in runs[i + 1 :])])
+                    yield StreamFrame(
+                        stamps[-1],
+                        rest,
+                        f"lost frame boundaries: capture gap inside the size prefix at stream "
+                        f"offset {pos}; {len(rest)} bytes unread",
+                    )
+                return
+            (size,) = _INT32.unpack_from(data, local)
+            if size < 0 or size > MAX_FRAME_SIZE:
+                yield StreamFrame(
+                    _ts(ends, stamps, local, len(data)),
+                    b"".join([data[local:], *(r[1] for r in runs[i + 1 :])]),
+                    f"frame size {size} at stream offset {pos} outside 0..{MAX_FRAME_SIZE} "
+                    "(not Kafka, or lost sync); rest of the stream unread",
+                )
+                return
+            frame_end = local + 4 + size
+            if frame_end <= len(data):
+                while ends[ts_index] <= local:
+                    ts_index += 1
+                yield StreamFrame(
+                    _ts(ends, stamps, local, frame_end, ts_index), data[local + 4 : frame_end], None
+                )
+                pos += 4 + size
+                continue
+            if i == len(runs) - 1:
+                yield _tail(runs, i, local, pos, f"a frame of {size} bytes", ends, stamps)
+                return
+            # a hole inside this frame: skip to where the frame ends and go on
+            missing = _missing(runs, i, pos + 4 + size)
+            yield StreamFrame(
+                stamps[-1],
+                data[local + 4 :],
+                f"frame of {size} bytes at stream offset {pos} misses {missing} bytes "
+                "(capture gap)",
+            )
+            pos += 4 + size
+    return
+
+
+def _runs(chunks: Iterable[Chunk]) -> list[tuple[int, bytes, list[int], list[float]]]:
+    """Merge touching chunks: ``(start, bytes, piece ends (relative), piece ts)`` per run."""
+    runs: list[tuple[int, bytes, list[int], list[float]]] = []
+    parts: list[bytes] = []
+    start = length = 0
+    ends: list[int] = []
+    stamps: list[float] = []
+    for chunk in chunks:
+        if not chunk.data:
+            continue
+        if parts and chunk.offset != start + length:
+            runs.append((start, b"".join(parts), ends, stamps))
+            parts, ends, stamps = [], [], []
+        if not parts:
+            start, length = chunk.offset, 0
+        parts.append(chunk.data)
+        length += len(chunk.data)
+        ends.append(length)
+        stamps.append(chunk.ts)
+    if parts:
+        runs.append((start, b"".join(parts), ends, stamps))
+    return runs
+
+
+def _ts(ends: list[int], stamps: list[float], a: int, b: int, first: int = 0) -> float:
+    """The latest ts of the pieces that overlap ``[a, b)`` (relative offsets)."""
+    i = first
+    while ends[i] <= a:
+        i += 1
+    latest = stamps[i]
+    while ends[i] < b:
+        i += 1
+        latest = max(latest, stamps[i])
+    return latest
+
+
+def _tail(
+    runs: Any, i: int, local: int, pos: int, what: str, ends: Any, stamps: Any
+) -> StreamFrame:
+    data = runs[i][1]
+    return StreamFrame(
+        _ts(ends, stamps, local, len(data)),
+        data[local:],
+        f"stream ends {len(data) - local} bytes into {what} at stream offset {pos} "
+        "(capture stopped or connection cut)",
+    )
+
+
+def _missing(runs: Any, i: int, frame_end: int) -> int:
+    """Bytes of ``[end of run i, frame_end)`` that no run holds."""
+    missing = 0
+    pos = runs[i][0] + len(runs[i][1])
+    for start, data, _, _ in runs[i + 1 :]:
+        if start >= frame_end:
+            break
+        missing += start - pos
+        pos = min(start + len(data), frame_end)
+    return missing + max(0, frame_end - pos)
+
+
+# --- pairing -------------------------------------------------------------------------------
+
+
+def pair_frames(
+    conn: str,
+    client: str | None,
+    broker: str | None,
+    requests: Iterable[StreamFrame],
+    responses: Iterable[StreamFrame],
+) -> list[Row]:
+    """Rows of one connection: requests and responses, each response with the api key,
+    version and client id of the request that has its correlation id (the oldest one not yet
+    answered), in time order (a request before its response)."""
+    rows: list[Row] = []
+    pending: dict[int, deque[tuple[int | None, int | None, str | None]]] = {}
+    for ts, frame, error in requests:
+        if error is not None:
+            rows.append(
+                Row(conn, ts, client, broker, "request", None, None, None, None, frame, error)
+            )
+            continue
+        api_key, api_version, correlation_id, client_id = parse_request_header(frame)
+        if correlation_id is not None:
+            pending.setdefault(correlation_id, deque()).append((api_key, api_version, client_id))
+        rows.append(
+            Row(
+                conn,
+                ts,
+                client,
+                broker,
+                "request",
+                api_key,
+                api_version,
+                correlation_id,
+                client_id,
+                frame,
+                None,
+            )
+        )
+    for ts, frame, error in responses:
+        if error is not None:
+            rows.append(
+                Row(conn, ts, broker, client, "response", None, None, None, None, frame, error)
+            )
+            continue
+        correlation_id = _INT32.unpack_from(frame, 0)[0] if len(frame) >= 4 else None
+        waiting = pending.get(correlation_id) if correlation_id is not None else None
+        api_key, api_version, client_id = waiting.popleft() if waiting else (None, None, None)
+        rows.append(
+            Row(
+                conn,
+                ts,
+                broker,
+                client,
+                "response",
+                api_key,
+                api_version,
+                correlation_id,
+                client_id,
+                frame,
+                None,
+            )
+        )
+    rows.sort(key=lambda r: (r.ts if r.ts is not None else 0.0, r.direction != "request"))
+    return rows
+
+
+def write_capture(
+    rows: Iterable[Row], out: IO[str], conn_numbers: dict[str, int] | None = None
+) -> int:
+    """Write rows as a capture file (``kafka-specgen capture``'s format); returns the count."""
+    numbers = conn_numbers if conn_numbers is not None else {}
+    count = 0
+    for row in rows:
+        number = numbers.setdefault(row.conn, len(numbers) + 1)
+        out.write(
+            json.dumps(
+                {
+                    "ts": row.ts,
+                    "conn": number,
+                    "dir": row.direction,
+                    "api_key": row.api_key,
+                    "api_version": row.api_version,
+                    "correlation_id": row.correlation_id,
+                    "client_id": row.client_id,
+                    "frame": row.frame.hex(),
+                },
+                separators=(", ", ": "),
+            )
+            + "\n"
+        )
+        count += 1
+    return count

@@ -1,0 +1,501 @@
+"""``kafka-specgen pipeline``: captured traffic -> decoded Parquet tables, with PySpark.
+
+::
+
+    kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH] [--master URL]
+
+Reads capture files and pcap/pcapng (the ``kafka-capture`` data source), decodes every
+frame with a generated package (the repo's ``kafka_messages``, or one generated from
+``--specs`` into a temporary folder and shipped to the executors as a zip), re-encodes it
+and compares the bytes, and writes Parquet tables under ``DIR``:
+
+``usage/``        client software name/version (from ApiVersionsRequest v3+ on the same
+                  connection), client id, api key, api name, api version: frames, requests,
+                  first and last timestamp
+``conformance/``  per api key, direction and version: frames, decoded, re-encoded byte-exact,
+                  mismatches (with the first differing offset and the frame of a sample),
+                  errors
+``messages/<Message>/``  decoded bodies with nested columns (the generated package's
+                  ``spark_schemas``), one table per message (e.g. ``MetadataRequest``)
+``errors/``       every frame that could not be decoded: reason and bytes
+
+Nothing is lost: frames read = decoded + errors is checked (exit status 1 otherwise) and
+printed with a short summary. Spark runs in local mode unless ``--master`` (or
+``spark-submit``) says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+DEFAULT_PACKAGE = "kafka_messages"
+TABLES = ("usage", "conformance", "messages", "errors")
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "pipeline",
+        help="decode captured traffic (capture files, pcap) into Parquet tables with Spark",
+        description="Read capture files and pcap/pcapng, decode every Kafka frame with a "
+        "generated package, and write Parquet tables usage/, conformance/, "
+        "messages/<Message>/ and errors/ under --out (PySpark; local mode by default).",
+    )
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        action="extend",
+        required=True,
+        metavar="PATH",
+        help="capture files (.jsonl), pcap/pcapng files, or folders of them",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="where the tables go (each table is replaced)",
+    )
+    parser.add_argument(
+        "--specs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="decode with a package generated from these specs (a folder or "
+        ".zip/.jar; repeat to merge) instead of the repo's kafka_messages",
+    )
+    parser.add_argument(
+        "--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)"
+    )
+    parser.add_argument(
+        "--broker-ports",
+        default="",
+        metavar="PORTS",
+        help="comma-separated broker ports, for pcap connections whose "
+        "handshake was not captured",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(func=cmd_pipeline)
+
+
+def cmd_pipeline(args: argparse.Namespace) -> int:
+    summary = run_pipeline(
+        args.input,
+        args.out,
+        specs=args.specs,
+        master=args.master,
+        broker_ports=args.broker_ports,
+        progress=not args.quiet,
+    )
+    print(format_summary(summary))
+    return 0 if summary["nothing_lost"] else 1
+
+
+# --- Spark session and packages ---------------------------------------------------------------
+
+
+def spark_session(
+    master: str | None = None, *, quick_jvm: bool = False, conf: dict[str, str] | None = None
+) -> Any:
+    """A SparkSession: ``master``, or local mode unless launched by ``spark-submit``.
+
+    Local mode binds to loopback and runs the Python workers with this interpreter.
+    ``quick_jvm`` trades JIT depth for start-up (tests).
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    if master is None and not under_submit:
+        master = "local[*]"
+    if master is not None and master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("kafka-specgen pipeline")
+    if master is not None:
+        builder = builder.master(master)
+    settings = {"spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false"}
+    if master is not None and master.startswith("local"):
+        settings.update(
+            {
+                "spark.driver.host": "127.0.0.1",
+                "spark.driver.bindAddress": "127.0.0.1",
+                "spark.sql.shuffle.partitions": "8",
+            }
+        )
+    if quick_jvm:
+        settings["spark.driver.extraJavaOptions"] = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path]:
+    """``(package name, folder holding it)``: the repo's package, or one generated from
+    ``specs`` (named after a hash of the spec paths, so two spec sets never collide)."""
+    if not specs:
+        import importlib
+
+        module = importlib.import_module(DEFAULT_PACKAGE)
+        return DEFAULT_PACKAGE, Path(module.__file__).resolve().parent.parent  # type: ignore[arg-type]
+    from generator.cli import generate_files
+    from generator.format import write_package
+
+    digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in specs).encode()).hexdigest()
+    name = f"kafka_messages_{digest[:10]}"
+    files = generate_files(list(specs), warn=False, formatted=False)
+    write_package(files, workdir / name)
+    import importlib
+
+    importlib.invalidate_caches()
+    return name, workdir
+
+
+def zip_package(folder: Path, name: str, out: Path) -> Path:
+    """A zip of the Python package ``folder/name`` (for ``addPyFile``)."""
+    target = out / f"{name}.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted((folder / name).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zf.write(path, path.relative_to(folder).as_posix())
+    return target
+
+
+def ship(spark: Any, package: str, folder: Path, workdir: Path) -> None:
+    """Make ``package`` and ``pipeline`` importable on the driver and every executor."""
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    here = Path(__file__).resolve().parent
+    sc = spark.sparkContext
+    shipped = _SHIPPED.setdefault(sc.applicationId, set())
+    for name, base in ((package, folder), ("pipeline", here.parent)):
+        if name not in shipped:  # Spark refuses a second file of the same name
+            sc.addPyFile(str(zip_package(base, name, workdir)))
+            shipped.add(name)
+
+
+_SHIPPED: dict[str, set[str]] = {}
+
+
+# --- the job ------------------------------------------------------------------------------------
+
+
+class Progress:
+    """Phase lines on stderr, and every few seconds the tasks done of the running stages."""
+
+    def __init__(self, spark: Any, enabled: bool, every: float = 5.0) -> None:
+        self.spark, self.enabled, self.every = spark, enabled, every
+        self.started = time.monotonic()
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> "Progress":
+        if self.enabled:
+            self.thread = threading.Thread(target=self._poll, daemon=True)
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=self.every + 1)
+
+    def say(self, text: str) -> None:
+        if self.enabled:
+            print(
+                f"[pipeline {time.monotonic() - self.started:6.1f}s] {text}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def _poll(self) -> None:
+        tracker = self.spark.sparkContext.statusTracker()
+        while not self.stop.wait(self.every):
+            try:
+                stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+            except Exception:  # the context is stopping
+                return
+            parts = [
+                f"stage {s.stageId}: {s.numCompletedTasks}/{s.numTasks} tasks"
+                for s in stages
+                if s is not None
+            ]
+            if parts:
+                self.say("running " + ", ".join(parts))
+
+
+def run_pipeline(
+    inputs: Sequence[str | Path],
+    out: str | Path,
+    *,
+    specs: Sequence[Path] | None = None,
+    master: str | None = None,
+    broker_ports: str = "",
+    progress: bool = True,
+    spark: Any = None,
+    workdir: Path | None = None,
+) -> dict[str, Any]:
+    """Run the whole job; returns the summary (counts per table, ``nothing_lost``).
+
+    ``spark``: an existing session to use (left running); otherwise one is started and
+    stopped here. ``workdir``: where a package generated from ``specs`` and the zips for
+    the executors go (kept); by default a temporary folder, removed at the end.
+    """
+    own = spark is None
+    t0 = time.monotonic()
+    if own:
+        spark = spark_session(master)
+    startup = time.monotonic() - t0
+    keep = workdir is not None
+    workdir = workdir or Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        with Progress(spark, progress) as prog:
+            prog.say(f"Spark {spark.version} up ({spark.sparkContext.master}) in {startup:.1f} s")
+            summary = _run(spark, inputs, Path(out), specs, broker_ports, workdir, prog)
+        summary["startup_s"] = round(startup, 3)
+        summary["total_s"] = round(time.monotonic() - t0, 3)
+        return summary
+    finally:
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+        if own:
+            spark.stop()
+
+
+def _run(
+    spark: Any,
+    inputs: Sequence[str | Path],
+    out: Path,
+    specs: Sequence[Path] | None,
+    broker_ports: str,
+    workdir: Path,
+    prog: Progress,
+) -> dict[str, Any]:
+    from pyspark.sql import functions as F
+
+    from .datasource import KafkaCaptureDataSource
+    from .decode import DECODED_DDL
+
+    started = time.monotonic()
+    package, folder = package_for(specs, workdir)
+    ship(spark, package, folder, workdir)
+    prog.say(
+        f"decoding with package {package}"
+        + (f" (from {', '.join(map(str, specs))})" if specs else "")
+    )
+    spark.dataSource.register(KafkaCaptureDataSource)
+    sc = spark.sparkContext
+    read_counter = sc.accumulator(0)
+
+    frames = (
+        spark.read.format("kafka-capture")
+        .option("brokerPorts", broker_ports)
+        .load([str(p) for p in inputs])
+    )
+    decoded = frames.mapInArrow(
+        partial(_count_and_decode, package=package, counter=read_counter), DECODED_DDL
+    )
+    stage = out / "staging_decoded"
+    _remove_tables(out)
+    prog.say(f"reading and decoding {len(inputs)} input path(s)")
+    decoded.write.mode("overwrite").parquet(str(stage))
+    staged = spark.read.parquet(str(stage)).cache()
+    counts = {r["status"]: r["count"] for r in staged.groupBy("status").count().collect()}
+    frames_read = int(read_counter.value)
+    n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
+    decode_s = time.monotonic() - started
+    prog.say(
+        f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors "
+        f"({time.monotonic() - started:.1f} s)"
+    )
+
+    # errors/
+    errors = staged.filter(F.col("status") == "error").select(
+        "conn",
+        "ts",
+        "src",
+        "dst",
+        "direction",
+        "api_key",
+        "api_name",
+        "api_version",
+        "correlation_id",
+        "client_id",
+        "reason",
+        "frame",
+    )
+    errors.coalesce(1).write.mode("overwrite").parquet(str(out / "errors"))
+
+    # conformance/
+    ok = F.col("status") == "decoded"
+    mismatch = ok & ~F.col("reencoded_equal")
+    conformance = (
+        staged.groupBy("api_key", "api_name", "direction", "api_version")
+        .agg(
+            F.count(F.lit(1)).alias("frames"),
+            F.sum(ok.cast("long")).alias("decoded"),
+            F.sum((ok & F.col("reencoded_equal")).cast("long")).alias("reencoded_equal"),
+            F.sum(mismatch.cast("long")).alias("mismatches"),
+            F.sum((~ok).cast("long")).alias("errors"),
+            F.first(F.when(mismatch, F.col("first_diff")), ignorenulls=True).alias(
+                "sample_first_diff"
+            ),
+            F.first(F.when(mismatch, F.col("frame")), ignorenulls=True).alias("sample_frame"),
+            F.first(F.when(~ok, F.col("reason")), ignorenulls=True).alias("sample_error"),
+        )
+        .orderBy("api_key", "direction", "api_version")
+    )
+    conformance.coalesce(1).write.mode("overwrite").parquet(str(out / "conformance"))
+    conf_rows = spark.read.parquet(str(out / "conformance")).collect()
+
+    # usage/
+    software = (
+        staged.filter(F.col("software_name").isNotNull())
+        .groupBy("conn")
+        .agg(F.min_by(F.struct("software_name", "software_version"), "ts").alias("sw"))
+    )
+    usage = (
+        staged.filter(F.col("api_key").isNotNull())
+        .join(software, "conn", "left")
+        .groupBy(
+            F.col("sw.software_name").alias("software_name"),
+            F.col("sw.software_version").alias("software_version"),
+            "client_id",
+            "api_key",
+            "api_name",
+            "api_version",
+        )
+        .agg(
+            F.count(F.lit(1)).alias("frames"),
+            F.sum((F.col("direction") == "request").cast("long")).alias("requests"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
+        )
+        .orderBy("software_name", "software_version", "client_id", "api_key", "api_version")
+    )
+    usage.coalesce(1).write.mode("overwrite").parquet(str(out / "usage"))
+    usage_rows = spark.read.parquet(str(out / "usage")).count()
+    prog.say("wrote errors/, conformance/, usage/")
+
+    # messages/<Message>/
+    messages = {
+        r["message"]: r["count"] for r in staged.filter(ok).groupBy("message").count().collect()
+    }
+    schemas = _schemas(package)
+    missing = sorted(m for m in messages if m not in schemas)
+    tables = sorted(m for m in messages if m in schemas)
+    done = [0]
+    lock = threading.Lock()
+
+    def write_message(name: str) -> None:
+        from pyspark.sql.types import StructType
+
+        schema = StructType.fromJson(schemas[name])
+        table = staged.filter(ok & (F.col("message") == name)).select(
+            "conn",
+            "ts",
+            "api_version",
+            "correlation_id",
+            "client_id",
+            F.from_json("body", schema, {"mode": "FAILFAST"}).alias("body"),
+        )
+        table.coalesce(max(1, messages[name] // 500_000)).write.mode("overwrite").parquet(
+            str(out / "messages" / name)
+        )
+        with lock:
+            done[0] += 1
+            if done[0] % 10 == 0 or done[0] == len(tables):
+                prog.say(f"messages/: {done[0]}/{len(tables)} tables")
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(write_message, tables))
+    staged.unpersist()
+    shutil.rmtree(stage, ignore_errors=True)
+
+    total_decoded = sum(r["decoded"] for r in conf_rows)
+    equal = sum(r["reencoded_equal"] for r in conf_rows)
+    return {
+        "package": package,
+        "frames_read": frames_read,
+        "decoded": n_decoded,
+        "errors": n_errors,
+        "nothing_lost": frames_read == n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
+        and total_decoded == n_decoded,
+        "reencoded_equal": equal,
+        "mismatches": total_decoded - equal,
+        "usage_rows": usage_rows,
+        "conformance_rows": len(conf_rows),
+        "message_tables": tables,
+        "messages_without_schema": missing,
+        "out": str(out),
+        "decode_s": round(decode_s, 3),
+        "job_s": round(time.monotonic() - started, 3),
+    }
+
+
+def _count_and_decode(batches: Iterable[Any], package: str, counter: Any) -> Iterator[Any]:
+    def counted() -> Iterator[Any]:
+        for batch in batches:
+            counter.add(batch.num_rows)
+            yield batch
+
+    return decode_batches_lazy(counted(), package)
+
+
+def decode_batches_lazy(batches: Iterable[Any], package: str) -> Iterator[Any]:
+    from .decode import decode_batches
+
+    return decode_batches(batches, package)
+
+
+def _schemas(package: str) -> dict[str, Any]:
+    import importlib
+
+    try:
+        module = importlib.import_module(f"{package}.spark_schemas")
+    except ImportError:
+        return {}
+    return dict(module.SCHEMAS)
+
+
+def _remove_tables(out: Path) -> None:
+    """Remove the tables a previous run left (only ours: a stale messages/ table would stay)."""
+    for name in (*TABLES, "staging_decoded"):
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    decoded = s["decoded"]
+    pct = 100.0 * s["reencoded_equal"] / decoded if decoded else 100.0
+    lines = [
+        f"kafka-specgen pipeline: {s['frames_read']} frames read = {decoded} decoded + "
+        f"{s['errors']} errors"
+        + (" (nothing lost)" if s["nothing_lost"] else "  <-- COUNTS DISAGREE: frames were lost"),
+        f"  conformance: {s['reencoded_equal']}/{decoded} re-encoded byte-exact ({pct:.1f} %), "
+        f"{s['mismatches']} mismatches, {s['conformance_rows']} api/direction/version rows",
+        f"  usage: {s['usage_rows']} rows; messages: {len(s['message_tables'])} tables; "
+        f"errors: {s['errors']} rows",
+    ]
+    if s["messages_without_schema"]:
+        lines.append(
+            f"  no Spark schema (no messages/ table): " f"{', '.join(s['messages_without_schema'])}"
+        )
+    lines.append(
+        f"  tables in {s['out']}/: usage/ conformance/ messages/<Message>/ errors/ "
+        f"(Spark start {s.get('startup_s', 0):.1f} s, job {s['job_s']:.1f} s)"
+    )
+    return "\n".join(lines)

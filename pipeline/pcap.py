@@ -1,0 +1,294 @@
+"""Kafka frames from pcap/pcapng files, in plain Python (no Spark).
+
+The containers are read with scapy's raw readers (``RawPcapReader`` picks
+``RawPcapNgReader`` for pcapng by the file's magic); link, IP and TCP headers are unpacked
+here (Ethernet with VLAN tags, Linux cooked v1/v2, BSD loopback, raw IPv4/IPv6). TCP
+reassembly is ours and small: per connection and direction, segments are put in sequence
+order (the sequence number unwrapped against the previous segment, so streams beyond 4 GiB
+work), retransmitted and overlapping bytes are taken once (the first copy captured wins),
+out-of-order segments fall into place, and what the capture missed is a hole that
+``frames.split_stream`` turns into an error row. Requests and responses are paired by
+correlation id (``frames.pair_frames``).
+
+Which side is the client: the sender of a SYN (or the receiver of a SYN-ACK); without a
+handshake in the capture, the side on a ``broker_ports`` port is the broker; failing that
+the side whose first bytes read as a request header is the client; failing that the lower
+port is the broker. A new SYN on a 4-tuple that already carried data starts a new
+connection (port reuse).
+
+Each file is reassembled on its own: a TCP stream split over rotated capture files (e.g.
+``tcpdump -C``) is cut where the file ends (error rows, nothing silently lost).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from typing import Iterable, Iterator, NamedTuple
+
+from .capture import MAX_FRAME_SIZE
+from .frames import Chunk, Row, pair_frames, split_stream
+
+READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
+TCP = 6
+SYN, ACK = 0x02, 0x10
+
+_ETHER_IPV4, _ETHER_IPV6, _ETHER_VLAN = 0x0800, 0x86DD, (0x8100, 0x88A8, 0x9100)
+_BSD_AF_INET6 = (10, 24, 28, 30)
+
+
+class Segment(NamedTuple):
+    ts: float
+    src: str  # "ip:port"
+    dst: str
+    seq: int
+    flags: int
+    payload: bytes
+
+
+def read_segments(path: str) -> Iterator[Segment]:
+    """The TCP segments of a pcap or pcapng file, in capture order."""
+    from scapy.utils import RawPcapReader  # noqa: PLC0415 (heavy, only where pcaps are read)
+
+    reader = RawPcapReader(path)
+    try:
+        ng = hasattr(reader, "interfaces")
+        linktype = getattr(reader, "linktype", 1)
+        while True:
+            try:
+                packet = reader._read_packet(size=READ_SIZE)
+            except EOFError:
+                break
+            if packet is None:
+                continue
+            data, meta = packet
+            if ng:
+                if meta.tshigh is None:
+                    continue
+                ts = ((meta.tshigh << 32) + meta.tslow) / meta.tsresol
+                link = meta.linktype
+            else:
+                ts = meta.sec + meta.usec / (1e9 if getattr(reader, "nano", False) else 1e6)
+                link = linktype
+            segment = parse_packet(data, link, ts)
+            if segment is not None:
+                yield segment
+    finally:
+        reader.close()
+
+
+def parse_packet(data: bytes, linktype: int, ts: float) -> Segment | None:
+    """A TCP segment from one captured packet; ``None`` if it is not TCP over IP."""
+    ip = _ip_start(data, linktype)
+    if ip is None or len(data) < ip + 20:
+        return None
+    version = data[ip] >> 4
+    if version == 4:
+        ihl = (data[ip] & 0x0F) * 4
+        total = int.from_bytes(data[ip + 2 : ip + 4], "big")
+        frag = int.from_bytes(data[ip + 6 : ip + 8], "big")
+        if data[ip + 9] != TCP or frag & 0x3FFF:  # not TCP, or a fragment
+            return None
+        src_ip = ".".join(str(b) for b in data[ip + 12 : ip + 16])
+        dst_ip = ".".join(str(b) for b in data[ip + 16 : ip + 20])
+        tcp = ip + ihl
+        end = ip + total if total else len(data)  # TSO captures may say 0
+    elif version == 6:
+        if len(data) < ip + 40:
+            return None
+        next_header, tcp = data[ip + 6], ip + 40
+        while next_header in (0, 43, 60) and len(data) >= tcp + 8:  # hop-by-hop, routing, dest
+            next_header, tcp = data[tcp], tcp + (data[tcp + 1] + 1) * 8
+        if next_header != TCP:
+            return None
+        src_ip = "[" + _ipv6(data[ip + 8 : ip + 24]) + "]"
+        dst_ip = "[" + _ipv6(data[ip + 24 : ip + 40]) + "]"
+        payload_len = int.from_bytes(data[ip + 4 : ip + 6], "big")
+        end = ip + 40 + payload_len if payload_len else len(data)
+    else:
+        return None
+    if len(data) < tcp + 20:
+        return None
+    sport, dport, seq = struct.unpack_from(">HHI", data, tcp)
+    offset = (data[tcp + 12] >> 4) * 4
+    flags = data[tcp + 13]
+    payload = data[tcp + offset : min(end, len(data))]
+    return Segment(ts, f"{src_ip}:{sport}", f"{dst_ip}:{dport}", seq, flags, bytes(payload))
+
+
+def _ip_start(data: bytes, linktype: int) -> int | None:
+    if linktype == 1:  # Ethernet
+        pos, ethertype = 12, int.from_bytes(data[12:14], "big")
+        while ethertype in _ETHER_VLAN:
+            pos += 4
+            ethertype = int.from_bytes(data[pos : pos + 2], "big")
+        return pos + 2 if ethertype in (_ETHER_IPV4, _ETHER_IPV6) else None
+    if linktype in (101, 12, 14, 228, 229):  # raw IP
+        return 0
+    if linktype == 0:  # BSD loopback, family in host order
+        family = int.from_bytes(data[:4], "little")
+        family = family if family < 256 else int.from_bytes(data[:4], "big")
+        return 4 if family == 2 or family in _BSD_AF_INET6 else None
+    if linktype == 108:  # OpenBSD loopback, network order
+        return 4
+    if linktype == 113:  # Linux cooked v1
+        return 16 if int.from_bytes(data[14:16], "big") in (_ETHER_IPV4, _ETHER_IPV6) else None
+    if linktype == 276:  # Linux cooked v2
+        return 20 if int.from_bytes(data[0:2], "big") in (_ETHER_IPV4, _ETHER_IPV6) else None
+    return None
+
+
+def _ipv6(raw: bytes) -> str:
+    import ipaddress
+
+    return str(ipaddress.IPv6Address(raw))
+
+
+# --- connections ----------------------------------------------------------------------------
+
+
+class _Side:
+    """One direction of a connection: segments with unwrapped stream offsets."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, int, float, bytes]] = []  # (offset, index, ts, payload)
+        self.syn_offset: int | None = None
+        self.last: tuple[int, int] | None = None  # (seq, offset)
+
+    def add(self, segment: Segment, index: int) -> None:
+        seq = segment.seq
+        if self.last is None:
+            offset = 0
+        else:
+            last_seq, last_offset = self.last
+            offset = last_offset + ((seq - last_seq + 2**31) % 2**32 - 2**31)
+        self.last = (seq, offset)
+        if segment.flags & SYN:
+            self.syn_offset = offset
+        if segment.payload:
+            # a SYN's own sequence number comes before its data (TCP fast open)
+            start = offset + 1 if segment.flags & SYN else offset
+            self.items.append((start, index, segment.ts, segment.payload))
+
+    def chunks(self) -> list[Chunk]:
+        """Non-overlapping chunks in stream order, offsets from the first data byte."""
+        if not self.items:
+            return []
+        self.items.sort()
+        base = self.syn_offset + 1 if self.syn_offset is not None else self.items[0][0]
+        chunks: list[Chunk] = []
+        done = base  # everything before this offset is taken
+        for offset, _, ts, payload in self.items:
+            end = offset + len(payload)
+            if end <= done:
+                continue  # a retransmission of bytes already taken
+            if offset < done:
+                payload, offset = payload[done - offset :], done
+            chunks.append(Chunk(offset - base, payload, ts))
+            done = end
+        return chunks
+
+    def first_bytes(self) -> bytes:
+        return min(self.items)[3] if self.items else b""
+
+
+class _Connection:
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.sides: dict[str, _Side] = {}
+        self.client: str | None = None  # known from a handshake
+
+    @property
+    def has_data(self) -> bool:
+        return any(side.items for side in self.sides.values())
+
+
+def reassemble(
+    segments: Iterable[Segment], name: str, broker_ports: Iterable[int] = ()
+) -> list[Row]:
+    """Rows (one per frame) of every Kafka connection among ``segments``."""
+    ports = frozenset(broker_ports)
+    current: dict[tuple[str, str], _Connection] = {}
+    connections: list[_Connection] = []
+    for index, segment in enumerate(segments):
+        key = (min(segment.src, segment.dst), max(segment.src, segment.dst))
+        conn = current.get(key)
+        syn_only = segment.flags & (SYN | ACK) == SYN
+        if conn is None or (syn_only and conn.has_data):
+            conn = current[key] = _Connection(len(connections) + 1)
+            connections.append(conn)
+        if segment.flags & SYN:
+            conn.client = segment.src if syn_only else segment.dst
+        conn.sides.setdefault(segment.src, _Side()).add(segment, index)
+    rows: list[Row] = []
+    for conn in connections:
+        if not conn.has_data:
+            continue
+        client, broker = _roles(conn, ports)
+        sides = conn.sides
+        empty = _Side()
+        rows += pair_frames(
+            f"{name}#{conn.number}",
+            client or None,
+            broker or None,
+            split_stream(sides.get(client, empty).chunks()),
+            split_stream(sides.get(broker, empty).chunks()),
+        )
+    return rows
+
+
+def _roles(conn: _Connection, ports: frozenset[int]) -> tuple[str, str]:
+    """``(client, broker)`` endpoints of a connection."""
+    ends = sorted(conn.sides)
+    if len(ends) == 1:  # one direction only: decide from that side's bytes
+        only = ends[0]
+        if conn.client is not None:
+            return (only, "") if conn.client == only else ("", only)
+        if _port(only) in ports or not _looks_like_request(conn.sides[only].first_bytes()):
+            return "", only
+        return only, ""
+    a, b = ends
+    if conn.client in (a, b):
+        return (a, b) if conn.client == a else (b, a)
+    if (_port(a) in ports) != (_port(b) in ports):
+        return (b, a) if _port(a) in ports else (a, b)
+    a_req = _looks_like_request(conn.sides[a].first_bytes())
+    b_req = _looks_like_request(conn.sides[b].first_bytes())
+    if a_req != b_req:
+        return (a, b) if a_req else (b, a)
+    return (a, b) if _port(a) > _port(b) else (b, a)
+
+
+def _port(endpoint: str) -> int:
+    return int(endpoint.rpartition(":")[2] or 0)
+
+
+def _looks_like_request(data: bytes) -> bool:
+    """Size, api key, api version, correlation id and client id length of a request header."""
+    if len(data) < 14:
+        return False
+    size, api_key, api_version, _, client_len = struct.unpack_from(">ihhih", data)
+    return (
+        10 <= size <= MAX_FRAME_SIZE
+        and 0 <= api_key < 1000
+        and 0 <= api_version < 100
+        and -1 <= client_len <= size - 10
+    )
+
+
+def pcap_rows(path: str, broker_ports: Iterable[int] = (), name: str | None = None) -> list[Row]:
+    """Every frame of a pcap/pcapng file as rows."""
+    return reassemble(read_segments(path), name or os.path.basename(path), broker_ports)
+
+
+def is_pcap(path: str) -> bool:
+    """Whether a file is pcap or pcapng (by its magic number)."""
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    return magic in (
+        b"\xa1\xb2\xc3\xd4",
+        b"\xd4\xc3\xb2\xa1",
+        b"\xa1\xb2\x3c\x4d",
+        b"\x4d\x3c\xb2\xa1",
+        b"\x0a\x0d\x0d\x0a",
+    )
