@@ -27,7 +27,7 @@ test: $(VENV)/.installed ## run every test
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed ## black and mypy on the generator, mypy --strict on the generated package
-	$(PY) -m black --check generator tests
+	$(PY) -m black --check generator tests pipeline bench tools
 	$(PY) -m mypy generator
 	cd $(OUT) && ../$(PY) -m mypy --strict $(PACKAGE)
 

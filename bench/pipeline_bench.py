@@ -40,25 +40,52 @@ def templates() -> list[tuple[str, int, int, bytes, bytes]]:
     md_req = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics])
     P = MetadataResponse.MetadataResponsePartition
     md_resp = MetadataResponse(
-        brokers=[MetadataResponse.MetadataResponseBroker(node_id=n, host=f"b{n}", port=9092)
-                 for n in range(3)],
-        cluster_id="bench", controller_id=0,
-        topics=[MetadataResponse.MetadataResponseTopic(
-            name=t, partitions=[P(partition_index=p, leader_id=p % 3, replica_nodes=[0, 1, 2],
-                                  isr_nodes=[0, 1, 2]) for p in range(4)]) for t in topics])
-    av_req = ApiVersionsRequest(client_software_name="bench-client",
-                                client_software_version="1.0")
-    av_resp = ApiVersionsResponse(api_keys=[
-        ApiVersionsResponse.ApiVersion(api_key=k, min_version=0, max_version=v)
-        for k, v in ((3, 12), (18, 4))])
+        brokers=[
+            MetadataResponse.MetadataResponseBroker(node_id=n, host=f"b{n}", port=9092)
+            for n in range(3)
+        ],
+        cluster_id="bench",
+        controller_id=0,
+        topics=[
+            MetadataResponse.MetadataResponseTopic(
+                name=t,
+                partitions=[
+                    P(
+                        partition_index=p,
+                        leader_id=p % 3,
+                        replica_nodes=[0, 1, 2],
+                        isr_nodes=[0, 1, 2],
+                    )
+                    for p in range(4)
+                ],
+            )
+            for t in topics
+        ],
+    )
+    av_req = ApiVersionsRequest(client_software_name="bench-client", client_software_version="1.0")
+    av_resp = ApiVersionsResponse(
+        api_keys=[
+            ApiVersionsResponse.ApiVersion(api_key=k, min_version=0, max_version=v)
+            for k, v in ((3, 12), (18, 4))
+        ]
+    )
     out = []
-    for direction, key, version, body in (("request", 18, 3, av_req), ("response", 18, 3, av_resp),
-                                          ("request", 3, 12, md_req),
-                                          ("response", 3, 12, md_resp)):
+    for direction, key, version, body in (
+        ("request", 18, 3, av_req),
+        ("response", 18, 3, av_resp),
+        ("request", 3, 12, md_req),
+        ("response", 3, 12, md_resp),
+    ):
         if direction == "request":
-            frame = framing.encode_request(RequestHeader(
-                request_api_key=key, request_api_version=version, correlation_id=0,
-                client_id="bench"), body)
+            frame = framing.encode_request(
+                RequestHeader(
+                    request_api_key=key,
+                    request_api_version=version,
+                    correlation_id=0,
+                    client_id="bench",
+                ),
+                body,
+            )
             out.append((direction, key, version, frame[:4], frame[8:]))
         else:
             frame = framing.encode_response(ResponseHeader(correlation_id=0), body, key, version)
@@ -81,10 +108,22 @@ def write_capture(path: Path, frames: int, conns: int) -> None:
                 direction, key, version, prefix, rest = kind
                 frame = prefix + struct.pack(">i", corr) + rest
                 ts += 0.0001
-                f.write(json.dumps({
-                    "ts": round(ts, 6), "conn": conn, "dir": direction, "api_key": key,
-                    "api_version": version, "correlation_id": corr, "client_id": "bench",
-                    "frame": frame.hex()}, separators=(", ", ": ")) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "ts": round(ts, 6),
+                            "conn": conn,
+                            "dir": direction,
+                            "api_key": key,
+                            "api_version": version,
+                            "correlation_id": corr,
+                            "client_id": "bench",
+                            "frame": frame.hex(),
+                        },
+                        separators=(", ", ": "),
+                    )
+                    + "\n"
+                )
             written += min(per_conn, frames - written)
 
 
@@ -115,8 +154,11 @@ def main() -> int:
         capture = work / "synthetic.jsonl"
         t = time.perf_counter()
         write_capture(capture, args.frames, args.conns)
-        print(f"synthetic capture: {args.frames} frames, {capture.stat().st_size / 1e6:.0f} MB "
-              f"in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        print(
+            f"synthetic capture: {args.frames} frames, {capture.stat().st_size / 1e6:.0f} MB "
+            f"in {time.perf_counter() - t:.1f} s",
+            file=sys.stderr,
+        )
 
         plain_s, plain_n, plain_ok = plain_loop(capture)
         print(f"plain loop: {plain_n} frames in {plain_s:.1f} s", file=sys.stderr)
@@ -124,8 +166,9 @@ def main() -> int:
         from pipeline.job import run_pipeline, spark_session
 
         t = time.perf_counter()
-        spark = spark_session(args.master, conf={"spark.driver.memory": "4g",
-                                                 "spark.ui.enabled": "false"})
+        spark = spark_session(
+            args.master, conf={"spark.driver.memory": "4g", "spark.ui.enabled": "false"}
+        )
         spark.sparkContext.setLogLevel("ERROR")
         spark.range(1).count()  # the first job pays for class loading
         startup = time.perf_counter() - t
@@ -157,12 +200,18 @@ def main() -> int:
     print(f"\n{n:,} frames, Spark master {args.master} ({cores} cores); {result['machine']}\n")
     print("| run | seconds | frames/s |")
     print("|---|---:|---:|")
-    print(f"| plain Python loop (1 process: read, decode, re-encode, to_dict) | {plain_s:.1f} "
-          f"| {n / plain_s:,.0f} |")
-    print(f"| pipeline: read + decode stage ({cores} cores) | {summary['decode_s']:.1f} | "
-          f"{n / summary['decode_s']:,.0f} ({n / summary['decode_s'] / cores:,.0f} per core) |")
-    print(f"| pipeline: whole job incl. all tables | {summary['job_s']:.1f} | "
-          f"{n / summary['job_s']:,.0f} |")
+    print(
+        f"| plain Python loop (1 process: read, decode, re-encode, to_dict) | {plain_s:.1f} "
+        f"| {n / plain_s:,.0f} |"
+    )
+    print(
+        f"| pipeline: read + decode stage ({cores} cores) | {summary['decode_s']:.1f} | "
+        f"{n / summary['decode_s']:,.0f} ({n / summary['decode_s'] / cores:,.0f} per core) |"
+    )
+    print(
+        f"| pipeline: whole job incl. all tables | {summary['job_s']:.1f} | "
+        f"{n / summary['job_s']:,.0f} |"
+    )
     print(f"| Spark start-up (fixed, not in frames/s) | {startup:.1f} | |")
     print(f"\nwritten to {args.out}")
     return 0

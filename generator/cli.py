@@ -70,7 +70,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
 #: Modules that add more sub-commands: each has ``register(commands)`` adding one parser
 #: whose ``func`` default runs it. They import their heavy dependencies inside ``func``.
 COMMAND_MODULES: tuple[str, ...] = (
-    "pipeline.capture", "generator.broker_versions", "generator.diff", "pipeline.job"
+    "pipeline.capture",
+    "generator.broker_versions",
+    "generator.diff",
+    "pipeline.job",
 )
 
 
@@ -93,26 +96,42 @@ def register_generate(commands: Any) -> None:
         description="Read Kafka JSON message specs and write a Python package of codecs.",
     )
     gen.add_argument(
-        "--specs", action="append", type=Path, required=True, metavar="PATH",
+        "--specs",
+        action="append",
+        type=Path,
+        required=True,
+        metavar="PATH",
         help="a folder searched recursively for *.json specs, or a .zip/.jar of them "
         "(repeatable)",
     )
-    gen.add_argument("--out", type=Path, required=True, metavar="DIR",
-                     help="folder to write the package into")
-    gen.add_argument("--package", default="kafka_messages", metavar="NAME",
-                     help="package name (default: kafka_messages)")
-    gen.add_argument("--check", action="store_true",
-                     help="write nothing; exit 1 if DIR/NAME differs from what would be generated")
-    gen.add_argument("--no-format", action="store_true",
-                     help="skip black (faster; for throw-away builds, not for committed code)")
+    gen.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder to write the package into"
+    )
+    gen.add_argument(
+        "--package",
+        default="kafka_messages",
+        metavar="NAME",
+        help="package name (default: kafka_messages)",
+    )
+    gen.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if DIR/NAME differs from what would be generated",
+    )
+    gen.add_argument(
+        "--no-format",
+        action="store_true",
+        help="skip black (faster; for throw-away builds, not for committed code)",
+    )
     gen.set_defaults(func=cmd_generate)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if getattr(args, "package", "x").isidentifier() is False:
-        print(f"kafka-specgen: --package {args.package!r} is not a Python identifier",
-              file=sys.stderr)
+        print(
+            f"kafka-specgen: --package {args.package!r} is not a Python identifier", file=sys.stderr
+        )
         return 2
     try:
         return int(args.func(args))

@@ -21,7 +21,7 @@ def format_one(f: GeneratedFile) -> GeneratedFile:
         return f
     try:
         return GeneratedFile(f.path, black.format_str(f.text, mode=BLACK_MODE))
-    except black.InvalidInput as exc:
+    except black.parsing.InvalidInput as exc:
         raise RuntimeError(f"generated {f.path} is not valid Python: {exc}") from exc
 
 
@@ -76,12 +76,12 @@ def compare_package(files: list[GeneratedFile], package_dir: Path) -> list[str]:
     """The files that differ between ``files`` and what is in ``package_dir`` (for checks)."""
     wanted = {f.path: f.text.encode("utf-8") for f in files}
     differences = []
-    for path, data in sorted(wanted.items()):
-        target = package_dir / path
+    for name, data in sorted(wanted.items()):
+        target = package_dir / name
         if not target.is_file():
-            differences.append(f"missing: {path}")
+            differences.append(f"missing: {name}")
         elif target.read_bytes() != data:
-            differences.append(f"differs: {path}")
+            differences.append(f"differs: {name}")
     if package_dir.is_dir():
         for path in sorted(package_dir.rglob("*")):
             rel = path.relative_to(package_dir).as_posix()

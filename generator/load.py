@@ -100,9 +100,7 @@ def _load_folder(folder: Path) -> list[RawSpec]:
         for file in folder.rglob("*.json")
         if file.is_file()
     }
-    return [
-        _parse_bytes(files[source].read_bytes(), source) for source in sorted(files)
-    ]
+    return [_parse_bytes(files[source].read_bytes(), source) for source in sorted(files)]
 
 
 def _load_archive(archive: Path) -> list[RawSpec]:
@@ -114,8 +112,7 @@ def _load_archive(archive: Path) -> list[RawSpec]:
                 if name.endswith(".json") and not name.endswith("/")
             )
             return [
-                _parse_bytes(zipped.read(member), f"{archive.name}!/{member}")
-                for member in members
+                _parse_bytes(zipped.read(member), f"{archive.name}!/{member}") for member in members
             ]
     except zipfile.BadZipFile as error:
         raise SpecError(
@@ -229,10 +226,7 @@ def _normalise_fields(fields: Any) -> Any:
     # Anything that is not a list of objects is left for the schema to reject.
     if not isinstance(fields, list):
         return fields
-    return [
-        _normalise_field(field) if isinstance(field, dict) else field
-        for field in fields
-    ]
+    return [_normalise_field(field) if isinstance(field, dict) else field for field in fields]
 
 
 def _normalise_field(field: dict[str, Any]) -> dict[str, Any]:

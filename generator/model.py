@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from .errors import SpecError
 from .load import RawSpec
-from .versions import ALL, NONE, Versions
+from .versions import Versions
 
 INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
@@ -110,9 +110,7 @@ class FieldType:
         if text in PRIMITIVES:
             return FieldType(text)
         if not NAME_PATTERN.match(text) or not text[0].isupper():
-            raise ValueError(
-                f"unknown type {text!r} (struct names start with a capital letter)"
-            )
+            raise ValueError(f"unknown type {text!r} (struct names start with a capital letter)")
         return FieldType(text)
 
     @property
@@ -211,11 +209,7 @@ def snake_case(name: str) -> str:
 
 def attribute_name(name: str) -> str:
     attr = snake_case(name)
-    if (
-        keyword.iskeyword(attr)
-        or keyword.issoftkeyword(attr)
-        or attr in RESERVED_ATTRIBUTES
-    ):
+    if keyword.iskeyword(attr) or keyword.issoftkeyword(attr) or attr in RESERVED_ATTRIBUTES:
         attr += "_"
     return attr
 
@@ -298,9 +292,7 @@ class MessageBuilder:
         try:
             return Versions.parse(str(text))
         except ValueError as exc:
-            raise self.fail(
-                "bad-versions", f"{what}: {exc}", struct=struct, field=field
-            ) from None
+            raise self.fail("bad-versions", f"{what}: {exc}", struct=struct, field=field) from None
 
     def build(self) -> Message:
         data = self.data
@@ -308,28 +300,27 @@ class MessageBuilder:
         if kind not in MESSAGE_TYPES:
             raise self.fail("message-type", f"unknown message type {kind!r}")
         if not NAME_PATTERN.match(self.name):
-            raise self.fail(
-                "name", f"message name {self.name!r} is not [A-Za-z][A-Za-z0-9]*"
-            )
+            raise self.fail("name", f"message name {self.name!r} is not [A-Za-z][A-Za-z0-9]*")
         if self.name in RESERVED_CLASS_NAMES or keyword.iskeyword(self.name):
             raise self.fail(
                 "reserved-name",
-                f"message name {self.name!r} clashes with a name "
-                "the generated module uses",
+                f"message name {self.name!r} clashes with a name " "the generated module uses",
             )
         valid = self.versions(data["validVersions"], "validVersions")
         if valid.empty:
             raise self.fail("valid-versions", "validVersions must not be 'none'")
         if valid.open_ended:
-            raise self.fail(
-                "valid-versions", f"validVersions {valid} has no upper bound"
-            )
+            raise self.fail("valid-versions", f"validVersions {valid} has no upper bound")
         if "flexibleVersions" not in data:
             # Kafka 2.4/2.8 specs omit it and their generator read that as "none";
             # from 3.0 Kafka requires it. Accept old specs, but say so.
-            self.warnings.append(SpecError(
-                self.source, "flexible-versions",
-                "flexibleVersions is missing; read as 'none' like Kafka before 3.0 did").args[0])
+            self.warnings.append(
+                SpecError(
+                    self.source,
+                    "flexible-versions",
+                    "flexibleVersions is missing; read as 'none' like Kafka before 3.0 did",
+                ).args[0]
+            )
         flexible = self.versions(data.get("flexibleVersions", "none"), "flexibleVersions")
         if not flexible.empty and not flexible.open_ended:
             raise self.fail(
@@ -339,9 +330,7 @@ class MessageBuilder:
         if kind != "request":
             for key in ("listeners", "latestVersionUnstable"):
                 if key in data:
-                    raise self.fail(
-                        "request-only-key", f"{key} is only allowed on requests"
-                    )
+                    raise self.fail("request-only-key", f"{key} is only allowed on requests")
         api_key = data.get("apiKey")
         if kind in ("request", "response", "metadata") and api_key is None:
             raise self.fail("api-key", f"a {kind} message needs an apiKey")
@@ -364,17 +353,13 @@ class MessageBuilder:
                     struct=name,
                 )
             self.common_specs[name] = common
-        root = self.struct(
-            self.name, valid, data["fields"], about="", common=False, top_level=True
-        )
+        root = self.struct(self.name, valid, data["fields"], about="", common=False, top_level=True)
         unused = sorted(set(self.common_specs) - set(self.built))
         if unused:
             # Kafka accepts unused common structs; we still generate them, at the message's versions.
             for name in unused:
                 self.common_struct(name, valid)
-        deprecated = self.versions(
-            data.get("deprecatedVersions", "none"), "deprecatedVersions"
-        )
+        deprecated = self.versions(data.get("deprecatedVersions", "none"), "deprecatedVersions")
         return Message(
             source=self.source,
             name=self.name,
@@ -386,7 +371,8 @@ class MessageBuilder:
             structs=tuple(self.order),
             listeners=tuple(data.get("listeners", ())),
             latest_version_unstable=bool(data.get("latestVersionUnstable", False)),
-            deprecated_versions=deprecated, warnings=tuple(self.warnings),
+            deprecated_versions=deprecated,
+            warnings=tuple(self.warnings),
         )
 
     def common_struct(self, name: str, parent_versions: Versions) -> Struct:
@@ -411,21 +397,16 @@ class MessageBuilder:
         if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
             raise self.fail(
                 "reserved-name",
-                f"struct name {name!r} clashes with a name the "
-                "generated module uses",
+                f"struct name {name!r} clashes with a name the " "generated module uses",
                 struct=name,
             )
         if not top_level and name == self.name:
             raise self.fail(
                 "struct-name", f"struct {name} has the name of its message", struct=name
             )
-        fields = tuple(
-            self.field(spec, name, versions, top_level) for spec in field_specs
-        )
+        fields = tuple(self.field(spec, name, versions, top_level) for spec in field_specs)
         self.check_struct(name, fields)
-        struct = Struct(
-            name=name, versions=versions, fields=fields, about=about, common=common
-        )
+        struct = Struct(name=name, versions=versions, fields=fields, about=about, common=common)
         if not top_level:
             self.built[name] = struct
             self.order.append(struct)
@@ -447,8 +428,7 @@ class MessageBuilder:
             if f.attr in attrs:
                 raise self.fail(
                     "duplicate-field",
-                    f"fields {attrs[f.attr]} and {f.name} both "
-                    f"become attribute {f.attr!r}",
+                    f"fields {attrs[f.attr]} and {f.name} both " f"become attribute {f.attr!r}",
                     struct=name,
                     field=f.name,
                 )
@@ -456,17 +436,11 @@ class MessageBuilder:
         tags = sorted(f.tag for f in fields if f.tag is not None)
         if len(set(tags)) != len(tags):
             duplicate = next(t for t in tags if tags.count(t) > 1)
-            raise self.fail(
-                "duplicate-tag", f"tag {duplicate} is used twice", struct=name
-            )
+            raise self.fail("duplicate-tag", f"tag {duplicate} is used twice", struct=name)
         if tags != list(range(len(tags))):
-            raise self.fail(
-                "tag-gap", f"tags must be contiguous from 0, got {tags}", struct=name
-            )
+            raise self.fail("tag-gap", f"tags must be contiguous from 0, got {tags}", struct=name)
 
-    def field(
-        self, spec: dict[str, Any], struct: str, parent: Versions, top_level: bool
-    ) -> Field:
+    def field(self, spec: dict[str, Any], struct: str, parent: Versions, top_level: bool) -> Field:
         name = spec["name"]
 
         def fail(rule: str, message: str) -> SpecError:
@@ -493,9 +467,7 @@ class MessageBuilder:
                 "a field needs versions (or taggedVersions for a tagged-only field)",
             )
         nullable = versions("nullableVersions")
-        field_flexible = (
-            versions("flexibleVersions") if "flexibleVersions" in spec else None
-        )
+        field_flexible = versions("flexibleVersions") if "flexibleVersions" in spec else None
         effective = declared.intersect(parent)
 
         if nullable and not (
@@ -505,15 +477,13 @@ class MessageBuilder:
         if "fields" in spec and not ftype.struct_name:
             raise fail(
                 "fields-type",
-                f"only struct and struct-array fields may have fields, "
-                f"not {ftype.text}",
+                f"only struct and struct-array fields may have fields, " f"not {ftype.text}",
             )
         if field_flexible is not None:
             if ftype.text not in ("string", "bytes"):
                 raise fail(
                     "field-flexible",
-                    "field-level flexibleVersions is only allowed on "
-                    "string and bytes fields",
+                    "field-level flexibleVersions is only allowed on " "string and bytes fields",
                 )
             if field_flexible not in self.flexible:
                 raise fail(
@@ -526,9 +496,7 @@ class MessageBuilder:
         if spec.get("mapKey") and top_level:
             raise fail("map-key", "mapKey is not allowed on top-level fields")
         if tag is not None or "taggedVersions" in spec:
-            self.check_tag(
-                spec, ftype, declared, tagged, nullable, field_flexible, fail
-            )
+            self.check_tag(spec, ftype, declared, tagged, nullable, field_flexible, fail)
         entity = spec.get("entityType")
         if entity is not None and entity != "unknown":
             wanted = ENTITY_TYPES.get(entity)
@@ -544,9 +512,7 @@ class MessageBuilder:
 
         struct_model = None
         if ftype.struct_name:
-            struct_model = self.child_struct(
-                spec, ftype.struct_name, effective, struct, fail
-            )
+            struct_model = self.child_struct(spec, ftype.struct_name, effective, struct, fail)
         default = self.default(spec, ftype, declared, nullable, fail)
         return Field(
             name=name,
@@ -597,8 +563,7 @@ class MessageBuilder:
         if tagged not in flexible:
             raise fail(
                 "tagged-versions",
-                f"taggedVersions {tagged} must lie inside the "
-                f"flexible versions {flexible}",
+                f"taggedVersions {tagged} must lie inside the " f"flexible versions {flexible}",
             )
         overlap = nullable.intersect(tagged)
         if overlap and overlap != tagged:
@@ -639,8 +604,7 @@ class MessageBuilder:
         if effective.empty:
             raise fail(
                 "struct-versions",
-                f"struct {name} can never occur: its versions do not "
-                f"meet those of {parent}",
+                f"struct {name} can never occur: its versions do not " f"meet those of {parent}",
             )
         return self.struct(
             name,
@@ -686,24 +650,19 @@ class MessageBuilder:
         if ftype.is_array or ftype.is_struct or kind in ("bytes", "records"):
             raise fail(
                 "bad-default",
-                f"a {kind} field only takes an empty or 'null' default, "
-                f"not {text!r}",
+                f"a {kind} field only takes an empty or 'null' default, " f"not {text!r}",
             )
         if kind in INT_RANGES:
             return self.int_default(text, kind, fail)
         if kind == "bool":
             if text.lower() not in ("true", "false"):
-                raise fail(
-                    "bad-default", f"bool default must be true or false, not {text!r}"
-                )
+                raise fail("bad-default", f"bool default must be true or false, not {text!r}")
             return text.lower() == "true"
         if kind == "float64":
             try:
                 value = float(text)
             except ValueError:
-                raise fail(
-                    "bad-default", f"float64 default {text!r} is not a number"
-                ) from None
+                raise fail("bad-default", f"float64 default {text!r} is not a number") from None
             return value
         if kind == "uuid":
             # Kafka reads these with Java's URL-safe decoder: no '+' or '/'.

@@ -57,16 +57,13 @@ class MessagePlans:
 
 def version_ranges(versions: list[int]) -> str:
     """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
-    parts: list[str] = []
-    start = prev = versions[0]
-    for v in versions[1:] + [None]:  # type: ignore[list-item]
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(parts)
+    runs: list[list[int]] = []
+    for v in versions:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 class Planner:
@@ -108,13 +105,9 @@ class Planner:
                 continue
             child = self.plan(f.struct, version) if f.struct is not None else None
             is_tagged = f.tag is not None and version in f.tagged_versions
-            field_flexible = (
-                f.flexible_versions if f.flexible_versions is not None else None
-            )
+            field_flexible = f.flexible_versions if f.flexible_versions is not None else None
             compact = flexible and (field_flexible is None or version in field_flexible)
-            plan = FieldPlan(
-                f, compact or is_tagged, version in f.nullable_versions, child
-            )
+            plan = FieldPlan(f, compact or is_tagged, version in f.nullable_versions, child)
             if is_tagged:
                 tagged.append(plan)
             else:

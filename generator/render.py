@@ -33,9 +33,7 @@ FIXED_TYPES = {
     "float64": ("FLOAT64", "d", 8),
 }
 #: Modules the package always has; a spec module of the same name would replace one.
-RUNTIME_MODULES = (
-    "__init__", "_wire", "errors", "framing", "headers", "negotiation", "registry"
-)
+RUNTIME_MODULES = ("__init__", "_wire", "errors", "framing", "headers", "negotiation", "registry")
 
 
 @dataclass(frozen=True)
@@ -140,11 +138,8 @@ class ModuleRenderer:
             "attr": f.attr,
             "is_array": ftype.is_array,
             "element_kind": element_kind,
-            "nullable_any": bool(f.nullable_versions.intersect(f.versions))
-            or default is None,
-            "struct_qualname": (
-                self.qualname(message, f.struct) if f.struct is not None else ""
-            ),
+            "nullable_any": bool(f.nullable_versions.intersect(f.versions)) or default is None,
+            "struct_qualname": (self.qualname(message, f.struct) if f.struct is not None else ""),
             "default_kind": default_kind,
             "default_value": default_value,
             "doc": field_doc(f),
@@ -180,8 +175,13 @@ class ModuleRenderer:
                 element_type=(
                     self.qualname(message, f.struct)
                     if f.struct is not None
-                    else {"string": "str", "bytes": "bytes", "uuid": "UUID", "bool": "bool",
-                          "float64": "float"}.get(element.text, "int")
+                    else {
+                        "string": "str",
+                        "bytes": "bytes",
+                        "uuid": "UUID",
+                        "bool": "bool",
+                        "float64": "float",
+                    }.get(element.text, "int")
                 ),
                 item_size=max(1, min_size(element.text, fp.compact, fp.child)),
             )
@@ -201,8 +201,13 @@ class ModuleRenderer:
             # Inside a tagged field a nullable struct has a uvarint marker (0 = null,
             # 1 = present); elsewhere an int8 (-1 = null, 1 = present), as in Kafka.
             view["in_tag"] = in_tag
-            return {"field": fp.field, "compact": fp.compact, "nullable": fp.nullable,
-                    "child": fp.child, "view": view}
+            return {
+                "field": fp.field,
+                "compact": fp.compact,
+                "nullable": fp.nullable,
+                "child": fp.child,
+                "view": view,
+            }
 
         on_wire = [*plan.regular, *plan.tagged]
         return {
@@ -220,7 +225,8 @@ class ModuleRenderer:
             "has_known_tags": has_known_tags(self.plans_of(message), plan.struct),
             # Fields not on the wire at these versions: the decoder sets their defaults.
             "absent": [
-                self.field_view(message, f) for f in plan.struct.fields
+                self.field_view(message, f)
+                for f in plan.struct.fields
                 if f.name not in {fp.field.name for fp in plan.regular}
             ],
             "steps": self.steps(plan.regular, with_view),
@@ -243,10 +249,14 @@ class ModuleRenderer:
                 fmt = ">" + "".join(FIXED_TYPES[fp.field.type.text][1] for fp in run)
                 const = "_S_" + fmt[1:].replace("?", "o")
                 self.struct_consts[const] = fmt
-                steps.append({
-                    "run": True, "const": const, "attrs": [fp.field.attr for fp in run],
-                    "size": sum(FIXED_TYPES[fp.field.type.text][2] for fp in run),
-                })
+                steps.append(
+                    {
+                        "run": True,
+                        "const": const,
+                        "attrs": [fp.field.attr for fp in run],
+                        "size": sum(FIXED_TYPES[fp.field.type.text][2] for fp in run),
+                    }
+                )
             run.clear()
 
         for fp in regular:
@@ -271,8 +281,11 @@ class ModuleRenderer:
         view = {
             "name": struct.name,
             "qualname": self.qualname(message, struct),
-            "stem": (versions[min(versions)].function.rsplit("_v", 1)[0]
-                     if versions else snake_case(struct.name)),
+            "stem": (
+                versions[min(versions)].function.rsplit("_v", 1)[0]
+                if versions
+                else snake_case(struct.name)
+            ),
             "is_message": is_message,
             "kind_word": message.type if is_message else "struct",
             "doc": message_doc(message) if is_message else struct_doc(struct, versions),
@@ -300,14 +313,16 @@ class ModuleRenderer:
 
     def render(self, env: jinja2.Environment, header: str, doc: str) -> str:
         classes = [self.class_view(mp, mp.message.root) for mp in self.plans]
-        all_structs = [
-            view for cls in classes for view in [*cls["nested"], cls]
-        ]
+        all_structs = [view for cls in classes for view in [*cls["nested"], cls]]
         plans = [self.plan_view(mp.message, plan) for mp in self.plans for plan in mp.plans]
         template = env.get_template("module.py.j2")
         return template.render(
-            header=header, module_doc=doc, classes=classes, plans=plans,
-            all_structs=all_structs, uses_uuid=self.uses_uuid,
+            header=header,
+            module_doc=doc,
+            classes=classes,
+            plans=plans,
+            all_structs=all_structs,
+            uses_uuid=self.uses_uuid,
             struct_consts=sorted(self.struct_consts.items()),
         )
 
@@ -394,8 +409,10 @@ def message_doc(message: Message) -> str:
         title = f"{message.name}: a {message.type} record" + (
             f" (api key {message.api_key})." if message.api_key is not None else "."
         )
-    facts = [f"Valid versions: {message.valid_versions}.",
-             f"Flexible versions: {flexible if flexible else 'none'}."]
+    facts = [
+        f"Valid versions: {message.valid_versions}.",
+        f"Flexible versions: {flexible if flexible else 'none'}.",
+    ]
     if message.deprecated_versions:
         facts.append(f"Deprecated versions: {message.deprecated_versions}.")
     if message.latest_version_unstable:
@@ -465,30 +482,66 @@ def render_package(messages: list[Message], facts: Facts | None = None) -> list[
     headers = [m for m in messages if m.type == "header"]
     all_sources = [m.source for m in messages]
     runtime_header = file_header(["(runtime, no spec)"])
-    files.append(GeneratedFile("_wire.py", env.get_template("_wire.py.j2").render(
-        header=runtime_header)))
-    files.append(GeneratedFile("errors.py", env.get_template("errors.py.j2").render(
-        header=facts_header(runtime_header, [facts.error_codes_source]),
-        error_codes=facts.error_codes,
-    )))
+    files.append(
+        GeneratedFile("_wire.py", env.get_template("_wire.py.j2").render(header=runtime_header))
+    )
+    files.append(
+        GeneratedFile(
+            "errors.py",
+            env.get_template("errors.py.j2").render(
+                header=facts_header(runtime_header, [facts.error_codes_source]),
+                error_codes=facts.error_codes,
+            ),
+        )
+    )
     names, _ = api_names(facts, spec_api_names(messages))
-    files.append(GeneratedFile("registry.py", env.get_template("registry.py.j2").render(
-        header=facts_header(file_header(all_sources), [facts.api_keys_source]), apis=apis,
-        has_headers=bool(headers), api_names=names,
-    )))
+    files.append(
+        GeneratedFile(
+            "registry.py",
+            env.get_template("registry.py.j2").render(
+                header=facts_header(file_header(all_sources), [facts.api_keys_source]),
+                apis=apis,
+                has_headers=bool(headers),
+                api_names=names,
+            ),
+        )
+    )
     has_framing = {h.name for h in headers} >= {"RequestHeader", "ResponseHeader"}
     if has_framing:
-        files.append(GeneratedFile("framing.py", env.get_template("framing.py.j2").render(
-            header=runtime_header)))
-    files.append(GeneratedFile("negotiation.py", env.get_template("negotiation.py.j2").render(
-        header=runtime_header,
-        api_versions=next((a for a in apis if a["name"] == "ApiVersions"), None)
-        if has_framing else None,
-    )))
-    files.append(GeneratedFile("spark_schemas.py", env.get_template("spark_schemas.py.j2").render(
-        header=file_header(all_sources), schemas=literal(spark_schemas(messages)))))
-    files.append(GeneratedFile("__init__.py", env.get_template("__init__.py.j2").render(
-        header=runtime_header, modules=tuple(m.name for m in modules))))
+        files.append(
+            GeneratedFile(
+                "framing.py", env.get_template("framing.py.j2").render(header=runtime_header)
+            )
+        )
+    files.append(
+        GeneratedFile(
+            "negotiation.py",
+            env.get_template("negotiation.py.j2").render(
+                header=runtime_header,
+                api_versions=(
+                    next((a for a in apis if a["name"] == "ApiVersions"), None)
+                    if has_framing
+                    else None
+                ),
+            ),
+        )
+    )
+    files.append(
+        GeneratedFile(
+            "spark_schemas.py",
+            env.get_template("spark_schemas.py.j2").render(
+                header=file_header(all_sources), schemas=literal(spark_schemas(messages))
+            ),
+        )
+    )
+    files.append(
+        GeneratedFile(
+            "__init__.py",
+            env.get_template("__init__.py.j2").render(
+                header=runtime_header, modules=tuple(m.name for m in modules)
+            ),
+        )
+    )
     files.append(GeneratedFile("py.typed", ""))
     return files
 

@@ -136,9 +136,7 @@ def _unknown_key_message(error: ValidationError) -> str:
     allowed = sorted(error.schema.get("properties", {}))
     unknown = sorted(key for key in error.instance if key not in allowed)
     message = f"unknown {_keys_phrase(unknown)}"
-    suggestions = (
-        difflib.get_close_matches(unknown[0], allowed, n=1) if len(unknown) == 1 else []
-    )
+    suggestions = difflib.get_close_matches(unknown[0], allowed, n=1) if len(unknown) == 1 else []
     if suggestions:
         message += f" (did you mean '{suggestions[0]}'?)"
     return message

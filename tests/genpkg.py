@@ -58,3 +58,29 @@ def generate_package(
 
 def import_module(package: str, module: str) -> ModuleType:
     return importlib.import_module(f"{package}.{module}")
+
+
+def mypy_strict(target: str, cwd: Path, cache_dir: Path | str = "/dev/null") -> str | None:
+    """Run ``mypy --strict`` on a package folder or module in ``cwd``: None if clean,
+    else the tail of its report."""
+    import subprocess
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(cache_dir),
+            target,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode == 0:
+        return None
+    return "\n".join((result.stdout + result.stderr).splitlines()[-40:])

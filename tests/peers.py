@@ -64,8 +64,9 @@ def strip_unknown_tags(obj: Any) -> Any:
     return obj
 
 
-def has_nondefault_tags(obj: Any, message_cls: type, message: Message, struct: Struct,
-                        version: int) -> bool:
+def has_nondefault_tags(
+    obj: Any, message_cls: type, message: Message, struct: Struct, version: int
+) -> bool:
     """Whether ``obj`` (a ``struct`` instance) or anything under it writes a tagged field."""
     cls = struct_class(message_cls, message, struct)
     for f in struct.fields:
@@ -113,8 +114,9 @@ class KafkaPython:
         self._check_struct(message.root, cls._struct, version, message.name)
         return cls
 
-    def _pairs(self, struct: Struct, kstruct: Any, version: int,
-               where: str = "") -> list[tuple[Field, Any]]:
+    def _pairs(
+        self, struct: Struct, kstruct: Any, version: int, where: str = ""
+    ) -> list[tuple[Field, Any]]:
         """Our fields next to kafka-python's (matched by spec name), for one version."""
         kfields = list(kstruct._fields or ())
         by_name = {kf._name: kf for kf in kfields}
@@ -150,12 +152,21 @@ class KafkaPython:
     # our instance -> kafka-python instance
     def to_peer(self, obj: Any, message_cls: type, message: Message, version: int) -> Any:
         kcls = self.lookup(message, version)
-        kwargs = self._fields_to_peer(obj, message_cls, message, message.root, kcls._struct,
-                                      version, in_tag=False)
+        kwargs = self._fields_to_peer(
+            obj, message_cls, message, message.root, kcls._struct, version, in_tag=False
+        )
         return kcls(version=version, **kwargs)
 
-    def _fields_to_peer(self, obj: Any, message_cls: type, message: Message, struct: Struct,
-                        kstruct: Any, version: int, in_tag: bool) -> dict[str, Any]:
+    def _fields_to_peer(
+        self,
+        obj: Any,
+        message_cls: type,
+        message: Message,
+        struct: Struct,
+        kstruct: Any,
+        version: int,
+        in_tag: bool,
+    ) -> dict[str, Any]:
         if getattr(obj, "unknown_tagged_fields", None):
             raise Inexpressible("kafka-python does not write unknown tagged fields")
         cls = struct_class(message_cls, message, struct)
@@ -178,8 +189,16 @@ class KafkaPython:
             )
         return kwargs
 
-    def _value_to_peer(self, value: Any, f: Field, kf: Any, message_cls: type,
-                       message: Message, version: int, in_tag: bool) -> Any:
+    def _value_to_peer(
+        self,
+        value: Any,
+        f: Field,
+        kf: Any,
+        message_cls: type,
+        message: Message,
+        version: int,
+        in_tag: bool,
+    ) -> Any:
         if value is None:
             return None
         if f.struct is not None:
@@ -192,8 +211,9 @@ class KafkaPython:
             built = [
                 inner.data_class(
                     version=version,
-                    **self._fields_to_peer(item, message_cls, message, f.struct, inner,
-                                           version, in_tag),
+                    **self._fields_to_peer(
+                        item, message_cls, message, f.struct, inner, version, in_tag
+                    ),
                 )
                 for item in items
             ]
@@ -209,8 +229,9 @@ class KafkaPython:
     def from_peer(self, kobj: Any, message_cls: type, message: Message, version: int) -> Any:
         return self._from_peer(kobj, message_cls, message, message.root, version)
 
-    def _from_peer(self, kobj: Any, message_cls: type, message: Message, struct: Struct,
-                   version: int) -> Any:
+    def _from_peer(
+        self, kobj: Any, message_cls: type, message: Message, struct: Struct, version: int
+    ) -> Any:
         cls = struct_class(message_cls, message, struct)
         obj = cls()
         unknown = getattr(kobj, "unknown_tags", None)
@@ -222,12 +243,14 @@ class KafkaPython:
             value = getattr(kobj, kfield.name)
             if value is None and is_tagged(f, version) and f.struct is not None:
                 continue  # kafka-python's default for an absent tagged struct
-            setattr(obj, f.attr, self._value_from_peer(value, f, kfield, message_cls, message,
-                                                       version))
+            setattr(
+                obj, f.attr, self._value_from_peer(value, f, kfield, message_cls, message, version)
+            )
         return obj
 
-    def _value_from_peer(self, value: Any, f: Field, kf: Any, message_cls: type,
-                         message: Message, version: int) -> Any:
+    def _value_from_peer(
+        self, value: Any, f: Field, kf: Any, message_cls: type, message: Message, version: int
+    ) -> Any:
         if kf._type_str == "bitfield":
             if value is None:
                 return -(2**31)
@@ -239,8 +262,7 @@ class KafkaPython:
             return None
         if f.struct is not None:
             if f.type.is_array:
-                return [self._from_peer(v, message_cls, message, f.struct, version)
-                        for v in value]
+                return [self._from_peer(v, message_cls, message, f.struct, version) for v in value]
             return self._from_peer(value, message_cls, message, f.struct, version)
         if f.type.is_array:
             return [self._scalar_from_peer(v) for v in value]
@@ -377,8 +399,9 @@ class Kio:
                 return value
             return value if 0 <= value <= _DT_MAX else _fold(value, 0, _DT_MAX)
         if kind == "timedelta_i64":
-            return value if -_TD_LIMIT <= value <= _TD_LIMIT else _fold(value, -_TD_LIMIT,
-                                                                          _TD_LIMIT)
+            return (
+                value if -_TD_LIMIT <= value <= _TD_LIMIT else _fold(value, -_TD_LIMIT, _TD_LIMIT)
+            )
         return value
 
     def _scalar_to_peer(self, value: Any, kind: str) -> Any:
@@ -401,15 +424,17 @@ class Kio:
     def from_peer(self, kobj: Any, message_cls: type, message: Message, version: int) -> Any:
         return self._from_peer(kobj, message_cls, message, message.root, version)
 
-    def _from_peer(self, kobj: Any, message_cls: type, message: Message, struct: Struct,
-                   version: int) -> Any:
+    def _from_peer(
+        self, kobj: Any, message_cls: type, message: Message, struct: Struct, version: int
+    ) -> Any:
         obj = struct_class(message_cls, message, struct)()
         for f, kf in self._pairs(type(kobj), struct, version):
             value = getattr(kobj, kf.name)
             if value is not None and f.struct is not None:
                 if f.type.is_array:
-                    value = [self._from_peer(v, message_cls, message, f.struct, version)
-                             for v in value]
+                    value = [
+                        self._from_peer(v, message_cls, message, f.struct, version) for v in value
+                    ]
                 else:
                     value = self._from_peer(value, message_cls, message, f.struct, version)
             elif value is not None and f.type.is_array:

@@ -21,8 +21,6 @@ import importlib
 import json
 import os
 import re
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +38,6 @@ from tests import genpkg
 from tests.strategies import all_pairs, filled_instance, instances, message_class, struct_class
 
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
 #: The corpora whose generated package must pass ``mypy --strict`` (the newest two).
 MYPY_CORPORA = ("trunk-2024-10", "kafka-python-3.0.12")
 RANDOM_EXAMPLES = int(os.environ.get("CORPUS_EXAMPLES", "300"))
@@ -197,52 +194,12 @@ NEWEST_CORPORA = [p for p in CORPORA if corpus_id(p) in MYPY_CORPORA] or CORPORA
 def test_generated_corpus_passes_mypy_strict(corpus: Corpus) -> None:
     """The newest two corpora (or the wheel's, without ../shared) type-check strictly."""
     started = time.monotonic()
-    result = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(corpus.out_dir / ".mypy_cache"),
-            "-p",
-            corpus.package,
-        ],
-        cwd=corpus.out_dir,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    problems = genpkg.mypy_strict(corpus.package, corpus.out_dir, corpus.out_dir / ".mypy_cache")
     elapsed = time.monotonic() - started
     print(f"mypy --strict on {corpus.name}: {elapsed:.1f} s")
-    assert (
-        result.returncode == 0
-    ), f"mypy --strict failed on {corpus.name} ({elapsed:.1f} s):\n" + "\n".join(
-        result.stdout.splitlines()[-40:]
-    )
+    assert problems is None, f"mypy --strict failed on {corpus.name}:\n{problems}"
 
 
 def test_committed_package_passes_mypy_strict(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            str(tmp_path / ".mypy_cache"),
-            "-p",
-            "kafka_messages",
-        ],
-        cwd=ROOT / "generated",
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert (
-        result.returncode == 0
-    ), "mypy --strict failed on generated/kafka_messages:\n" + "\n".join(
-        result.stdout.splitlines()[-40:]
-    )
+    problems = genpkg.mypy_strict("kafka_messages", ROOT / "generated", tmp_path / ".mypy_cache")
+    assert problems is None, problems

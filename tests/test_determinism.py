@@ -154,11 +154,11 @@ def test_every_generated_file_has_the_generated_header_naming_its_source() -> No
     for path in python_files:
         lines = path.read_text(encoding="utf-8").splitlines()
         assert lines[0] == HEADER, f"{path.name} lacks the generated header"
-        named = {line[len("# source: ") :] for line in lines[1:10] if line.startswith("# source: ")}
+        named = {line[len("# source: ") :] for line in lines[1:20] if line.startswith("# source: ")}
         assert named, f"{path.name} does not name its source"
         if path.name in sources:
             assert named == sources[path.name], path.name
-        elif path.name == "registry.py":
+        elif path.name in ("registry.py", "spark_schemas.py"):  # built from every spec
             assert named == {m.source for m in messages}
         else:
             assert named == {"(runtime, no spec)"}, path.name

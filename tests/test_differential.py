@@ -101,8 +101,11 @@ def test_differential(
         max_examples=EXAMPLES[corpus],
         deadline=None,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                               HealthCheck.data_too_large],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
     )
     @given(instances(cls, message, version))
     def check(original: Any) -> None:

@@ -28,10 +28,13 @@ API_VERSIONS_REQUEST_V3 = bytes.fromhex(
     "0012"  # api key 18
     "0003"  # api version 3
     "00000001"  # correlation id 1
-    "0007" + b"rdkafka".hex()  # client id: classic int16-length string even in header v2
+    "0007"
+    + b"rdkafka".hex()  # client id: classic int16-length string even in header v2
     + "00"  # header tagged fields: none
-    "0b" + b"librdkafka".hex()  # client software name: compact string, length 10 + 1
-    + "07" + b"2.16.1".hex()  # client software version: compact string, length 6 + 1
+    "0b"
+    + b"librdkafka".hex()  # client software name: compact string, length 10 + 1
+    + "07"
+    + b"2.16.1".hex()  # client software version: compact string, length 6 + 1
     + "00"  # body tagged fields: none
 )
 
@@ -41,17 +44,23 @@ API_VERSIONS_RESPONSE_V3_DEFAULT_TAG = bytes.fromhex(
     "00000001"  # correlation id (response header v0: no tagged fields)
     "0000"  # error code 0
     "02"  # api keys: compact array, 1 entry
-    "0012" "0000" "0004" "00"  # ApiVersions 0-4, no tagged fields
+    "0012"
+    "0000"
+    "0004"
+    "00"  # ApiVersions 0-4, no tagged fields
     "00000000"  # throttle time 0
     "01"  # one tagged field
-    "00" "01" "01"  # tag 0 (SupportedFeatures), size 1, compact array of 0 entries
+    "00"
+    "01"
+    "01"  # tag 0 (SupportedFeatures), size 1, compact array of 0 entries
 )
 
 # MetadataRequest v0: header v1 (client id "c"), topics ["t"] as a classic array.
 METADATA_REQUEST_V0 = bytes.fromhex(
-    "0003" "0000" "0000002a"  # api key 3, version 0, correlation id 42
-    "0001" + b"c".hex()  # client id
-    + "00000001"  # one topic
+    "0003"
+    "0000"
+    "0000002a"  # api key 3, version 0, correlation id 42
+    "0001" + b"c".hex() + "00000001"  # client id  # one topic
     "0001" + b"t".hex()  # name "t"
 )
 
@@ -174,8 +183,11 @@ def test_controlled_shutdown_v0_uses_request_header_v0(tmp_path: Path) -> None:
     specs.mkdir()
     for kind in ("Request", "Response"):
         spec = {
-            "apiKey": 7, "type": kind.lower(), "name": f"ControlledShutdown{kind}",
-            "validVersions": "0-3", "flexibleVersions": "3+",
+            "apiKey": 7,
+            "type": kind.lower(),
+            "name": f"ControlledShutdown{kind}",
+            "validVersions": "0-3",
+            "flexibleVersions": "3+",
             "fields": [{"name": "BrokerId", "type": "int32", "versions": "0+"}],
         }
         (specs / f"ControlledShutdown{kind}.json").write_text(json.dumps(spec))

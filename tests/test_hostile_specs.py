@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from generator.errors import SpecError
-from tests.genpkg import generate_package, load_messages
+from tests.genpkg import generate_package, load_messages, mypy_strict
 
 PYTHON = sys.executable
 
@@ -184,22 +184,8 @@ def test_hostile_package_passes_black_and_mypy_strict(hostile_pkg: tuple[Path, P
         text=True,
     )
     assert black.returncode == 0, black.stderr
-    mypy = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            "/dev/null",
-            hostile.name,
-        ],
-        cwd=hostile.parent,
-        capture_output=True,
-        text=True,
-    )
-    assert mypy.returncode == 0, mypy.stdout + mypy.stderr
+    mypy_problems = mypy_strict(hostile.name, hostile.parent)
+    assert mypy_problems is None, mypy_problems
 
 
 # --- names ----------------------------------------------------------------------------
@@ -305,22 +291,8 @@ def test_keyword_and_reserved_field_names_are_escaped(tmp_path: Path) -> None:
     assert cls.from_dict(json.loads(json.dumps(obj.to_dict()))) == obj
     source = (tmp_path / "o" / "keyword_pkg" / "keyword_data.py").read_text()
     compile_strictly(source, "keyword_data.py")
-    mypy = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "mypy",
-            "--strict",
-            "--no-incremental",
-            "--cache-dir",
-            "/dev/null",
-            "keyword_pkg",
-        ],
-        cwd=tmp_path / "o",
-        capture_output=True,
-        text=True,
-    )
-    assert mypy.returncode == 0, mypy.stdout
+    mypy_problems = mypy_strict("keyword_pkg", tmp_path / "o")
+    assert mypy_problems is None, mypy_problems
 
 
 @pytest.mark.parametrize("name", ["UUID", "Any", "ClassVar", "DecodeError", "RawTaggedField"])

@@ -9,19 +9,35 @@ from pathlib import Path
 
 from tests.genpkg import generate_package
 
-HOSTILE_ABOUT = 'Ends early """\nimport os\nos.system("echo pwned")\n""" and a backslash \\ and \x00 and \'\'\''
+HOSTILE_ABOUT = (
+    'Ends early """\nimport os\nos.system("echo pwned")\n""" and a backslash \\ and \x00 and \'\'\''
+)
 
 
 def write_spec(folder: Path) -> None:
     spec = {
-        "apiKey": 901, "type": "request", "name": "HostileRequest",
-        "validVersions": "0", "flexibleVersions": "0+",
+        "apiKey": 901,
+        "type": "request",
+        "name": "HostileRequest",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
         "fields": [
-            {"name": "Text", "type": "string", "versions": "0+", "about": HOSTILE_ABOUT,
-             "default": '"); import os; ("'},
-            {"name": "Items", "type": "[]Item", "versions": "0+", "about": HOSTILE_ABOUT,
-             "fields": [{"name": "Class", "type": "int32", "versions": "0+",
-                         "about": "\\N{x} \\u12"}]},
+            {
+                "name": "Text",
+                "type": "string",
+                "versions": "0+",
+                "about": HOSTILE_ABOUT,
+                "default": '"); import os; ("',
+            },
+            {
+                "name": "Items",
+                "type": "[]Item",
+                "versions": "0+",
+                "about": HOSTILE_ABOUT,
+                "fields": [
+                    {"name": "Class", "type": "int32", "versions": "0+", "about": "\\N{x} \\u12"}
+                ],
+            },
         ],
     }
     response = dict(spec, type="response", name="HostileResponse", fields=[])
@@ -47,7 +63,8 @@ def test_about_and_default_strings_stay_data(tmp_path: Path) -> None:
         for node in ast.walk(tree)
     )
     strings = {
-        node.value for node in ast.walk(tree)
+        node.value
+        for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
     # The about text survives whole, as the value of a docstring.

@@ -20,9 +20,7 @@ def parse(text: str) -> dict[str, Any]:
 
 
 def spec_text(fields: Any, **top: Any) -> str:
-    return json.dumps(
-        {"type": "request", "name": "FooRequest", "fields": fields, **top}
-    )
+    return json.dumps({"type": "request", "name": "FooRequest", "fields": fields, **top})
 
 
 def rejection(text: str) -> SpecError:
@@ -42,9 +40,7 @@ def test_comment_markers_inside_strings_are_kept() -> None:
       "after": "// still a string"
     }"""
     data = parse(text)
-    assert (
-        data["about"] == "see http://kafka.apache.org // not a comment /* nor this */"
-    )
+    assert data["about"] == "see http://kafka.apache.org // not a comment /* nor this */"
     assert data["quoted"] == 'a "// quoted" marker, then a backslash \\'
     assert data["after"] == "// still a string"
 
@@ -75,10 +71,7 @@ def test_unterminated_block_comment_is_rejected() -> None:
     error = rejection('{\n  "name": "x" /* never closed\n}')
     assert error.rule == "json-syntax"
     assert error.message == "line 2, column 15: unterminated /* comment"
-    assert (
-        rejection('{"name": "x"} /*/').message
-        == "line 1, column 15: unterminated /* comment"
-    )
+    assert rejection('{"name": "x"} /*/').message == "line 1, column 15: unterminated /* comment"
 
 
 # --- JSON level -----------------------------------------------------------------------
@@ -87,10 +80,7 @@ def test_unterminated_block_comment_is_rejected() -> None:
 def test_syntax_error_names_line_and_column() -> None:
     error = rejection('{\n  "name": "x",\n  "type": "request",,\n}')
     assert error.rule == "json-syntax"
-    assert (
-        error.message
-        == "line 3, column 21: Expecting property name enclosed in double quotes"
-    )
+    assert error.message == "line 3, column 21: Expecting property name enclosed in double quotes"
     assert str(error).startswith(f"{SOURCE}: line 3, column 21: ")
 
 
@@ -163,10 +153,7 @@ def test_ignorable_and_latest_version_unstable_words_become_bools() -> None:
         "yes",
     ]
     assert data["latestVersionUnstable"] is False
-    assert (
-        parse(spec_text([], latestVersionUnstable="true"))["latestVersionUnstable"]
-        is True
-    )
+    assert parse(spec_text([], latestVersionUnstable="true"))["latestVersionUnstable"] is True
 
 
 def test_defaults_become_strings_and_null_means_none() -> None:
@@ -180,10 +167,7 @@ def test_defaults_become_strings_and_null_means_none() -> None:
         {"name": "StringNull", "default": "null"},
         {"name": "Hex", "default": "0x7fffffff"},
     ]
-    defaults = {
-        field["name"]: field.get("default")
-        for field in parse(spec_text(fields))["fields"]
-    }
+    defaults = {field["name"]: field.get("default") for field in parse(spec_text(fields))["fields"]}
     assert defaults == {
         "Int": "-1",
         "Zero": "0",
@@ -224,9 +208,7 @@ def test_malformed_containers_are_left_for_the_schema() -> None:
 
 def write_spec(path: Path, name: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        f'// header\n{{"name": "{name}", "fields": []}}\n', encoding="utf-8"
-    )
+    path.write_text(f'// header\n{{"name": "{name}", "fields": []}}\n', encoding="utf-8")
 
 
 def test_a_single_file_is_named_by_its_file_name(tmp_path: Path) -> None:
@@ -267,9 +249,7 @@ def make_archive(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("archive_name", ["specs.zip", "kafka-clients.jar"])
-def test_archives_are_read_in_sorted_member_order(
-    tmp_path: Path, archive_name: str
-) -> None:
+def test_archives_are_read_in_sorted_member_order(tmp_path: Path, archive_name: str) -> None:
     specs = load_path(make_archive(tmp_path / archive_name))
     assert [raw.source for raw in specs] == [
         f"{archive_name}!/BRequest.json",

@@ -68,9 +68,7 @@ def rejection(data: dict[str, Any]) -> SpecError:
 
 
 def test_schema_file_is_a_valid_draft_2020_12_schema() -> None:
-    Draft202012Validator.check_schema(
-        json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    )
+    Draft202012Validator.check_schema(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
 
 
 def test_the_example_spec_is_valid() -> None:
@@ -235,9 +233,7 @@ def test_good_version_strings(versions: str) -> None:
     validate_spec(RawSpec(SOURCE, data, ()))
 
 
-@pytest.mark.parametrize(
-    "name", ["Foo-Request", "1Foo", "Foo Request", "", "Foo\n", "Fóo"]
-)
+@pytest.mark.parametrize("name", ["Foo-Request", "1Foo", "Foo Request", "", "Foo\n", "Fóo"])
 def test_bad_message_names(name: str) -> None:
     data = foo_request()
     data["name"] = name
@@ -284,14 +280,10 @@ def test_bad_entity_type() -> None:
     data["fields"][0]["entityType"] = "topic"
     error = rejection(data)
     assert (error.rule, error.field) == ("bad-value", "Bar")
-    assert (
-        "bad value 'topic' for 'entityType': expected one of brokerId," in error.message
-    )
+    assert "bad value 'topic' for 'entityType': expected one of brokerId," in error.message
 
 
-@pytest.mark.parametrize(
-    "field_type", ["int23", "[][]int8", "[]", "lowerStruct", "Int32 "]
-)
+@pytest.mark.parametrize("field_type", ["int23", "[][]int8", "[]", "lowerStruct", "Int32 "])
 def test_bad_field_types(field_type: str) -> None:
     data = foo_request()
     data["fields"][0]["type"] = field_type
@@ -309,9 +301,7 @@ def test_tag_must_be_a_non_negative_int(tag: Any) -> None:
     data["fields"][3]["tag"] = tag
     error = rejection(data)
     assert (error.rule, error.field) == ("bad-value", "Tagged")
-    assert (
-        error.message == f"bad value {tag!r} for 'tag': expected a non-negative integer"
-    )
+    assert error.message == f"bad value {tag!r} for 'tag': expected a non-negative integer"
 
 
 @pytest.mark.parametrize("api_key", [-1, 32768, "3"])
@@ -349,10 +339,7 @@ def test_fields_must_be_a_list_of_objects() -> None:
         == "bad value {'name': 'Oops'} for 'fields': expected an array of field objects"
     )
     data["fields"][1]["fields"] = ["Oops"]
-    assert (
-        rejection(data).message
-        == "bad value 'Oops' for 'fields[0]': expected a field object"
-    )
+    assert rejection(data).message == "bad value 'Oops' for 'fields[0]': expected a field object"
 
 
 def test_long_values_are_shortened_in_messages() -> None:
@@ -397,6 +384,4 @@ def test_every_corpus_spec_loads_and_passes_the_schema(ref: str) -> None:
         validate_spec(raw)
     warned = [raw.source for raw in specs if raw.warnings]
     # Only 2.8.0's DescribeProducersRequest.json has trailing tokens.
-    assert warned == (
-        ["message/DescribeProducersRequest.json"] if ref == "2.8.0" else []
-    )
+    assert warned == (["message/DescribeProducersRequest.json"] if ref == "2.8.0" else [])
