@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import os
 import shutil
 from dataclasses import dataclass
@@ -25,18 +26,56 @@ def format_one(f: GeneratedFile) -> GeneratedFile:
         raise RuntimeError(f"generated {f.path} is not valid Python: {exc}") from exc
 
 
+def cache_dir() -> Path:
+    """Where formatted files are kept between runs (``KAFKA_SPECGEN_CACHE`` overrides)."""
+    configured = os.environ.get("KAFKA_SPECGEN_CACHE")
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kafka-specgen"
+
+
+def cache_key(f: GeneratedFile) -> str:
+    """Same input text, black version and mode -> same key (so the same output)."""
+    seed = f"{black.__version__}\0{BLACK_MODE!r}\0{f.text}"
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
 def format_files(files: list[GeneratedFile], *, jobs: int | None = None) -> list[GeneratedFile]:
-    """Format every file, on all cores when there is enough work (black dominates run time)."""
+    """Format every file. Black dominates the run time, so its results are cached by input
+    (a spec bump re-formats only the modules that changed) and the rest runs on all cores."""
+    cache = cache_dir()
+    done: dict[str, GeneratedFile] = {}
+    todo: list[GeneratedFile] = []
+    for f in files:
+        cached = cache / cache_key(f) if f.path.endswith(".py") else None
+        if cached is not None and cached.is_file():
+            done[f.path] = GeneratedFile(f.path, cached.read_text(encoding="utf-8"))
+        else:
+            todo.append(f)
     jobs = jobs or os.cpu_count() or 1
-    total = sum(len(f.text) for f in files)
-    if jobs > 1 and total > 500_000:
+    if jobs > 1 and sum(len(f.text) for f in todo) > 500_000:
         with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
             # Biggest first, so no core is left with one large file at the end.
-            ordered = sorted(files, key=lambda f: -len(f.text))
-            formatted = list(pool.map(format_one, ordered))
+            ordered = sorted(todo, key=lambda f: -len(f.text))
+            formatted = dict(zip((f.path for f in ordered), pool.map(format_one, ordered)))
     else:
-        formatted = [format_one(f) for f in files]
-    return sorted(formatted, key=lambda f: f.path)
+        formatted = {f.path: format_one(f) for f in todo}
+    for f in todo:
+        done[f.path] = formatted[f.path]
+        if f.path.endswith(".py"):
+            store(cache / cache_key(f), formatted[f.path].text)
+    return sorted(done.values(), key=lambda f: f.path)
+
+
+def store(path: Path, text: str) -> None:
+    """Write a cache entry atomically; a cache that cannot be written is only slower."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        pass
 
 
 @dataclass(frozen=True)

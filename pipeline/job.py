@@ -138,7 +138,9 @@ def spark_session(
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
 
 
 def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path]:
