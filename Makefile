@@ -60,8 +60,11 @@ clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
 
 .PHONY: pipeline bench-pipeline
+# The golden captures use ~30 APIs; the repo's own package has 3, so by default decode them
+# with the Kafka 4.x-era specs shipped inside kafka-python (installed by the dev extra).
+KAFKA_PYTHON_SPECS = $(shell $(PY) -c "import kafka, pathlib; print(pathlib.Path(kafka.__file__).parent / 'protocol/schemas/resources')" 2>/dev/null)
 pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT (PIPELINE_SPECS=... to decode with other specs)
-	$(PY) -m generator.cli pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS))
+	$(PY) -m generator.cli pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(KAFKA_PYTHON_SPECS))
 
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)

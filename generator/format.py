@@ -5,7 +5,6 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,13 +98,10 @@ def write_package(files: list[GeneratedFile], package_dir: Path) -> WriteReport:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         written.append(f.path)
+    # Python's own __pycache__ is left alone: it never imports a .pyc without its source.
     for path in sorted(package_dir.rglob("*")):
         rel = path.relative_to(package_dir).as_posix()
-        if path.is_dir():
-            if path.name == "__pycache__":
-                shutil.rmtree(path)
-            continue
-        if rel not in wanted:
+        if path.is_file() and "__pycache__" not in path.parts and rel not in wanted:
             path.unlink()
             removed.append(rel)
     return WriteReport(written, unchanged, removed)

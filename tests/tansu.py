@@ -110,10 +110,6 @@ def start_tansu(port: int, advertised_port: int | None = None) -> TansuHandle:
 @pytest.fixture(scope="session")
 def tansu() -> Iterator[TansuHandle]:
     """One Tansu broker for the whole test session (stopped at the end)."""
-    try:
-        tansu_binary()
-    except Exception as exc:  # pragma: no cover - only without the dev extra
-        pytest.skip(f"no tansu binary: {exc}")
     handle = start_tansu(free_port())
     try:
         yield handle

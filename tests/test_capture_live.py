@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 
-from tests.tansu import free_port, start_tansu, tansu_binary
+from tests.tansu import free_port, start_tansu
 from tests.test_golden import Frame, corpus_for, packages, round_trip_problem  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,10 +67,6 @@ def librdkafka_session(bootstrap: str) -> None:
 
 
 def test_capture_of_a_librdkafka_session_round_trips(tmp_path: Path, packages: Any) -> None:
-    try:
-        tansu_binary()
-    except Exception as exc:  # pragma: no cover - only without the dev extra
-        pytest.skip(f"no tansu binary: {exc}")
     proxy_port = free_port()
     broker = start_tansu(free_port(), advertised_port=proxy_port)
     out = tmp_path / "live.jsonl"

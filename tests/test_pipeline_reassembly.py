@@ -14,7 +14,6 @@ from typing import Any, Iterable
 
 import pytest
 
-pytest.importorskip("scapy")
 
 from pipeline import frames as fr  # noqa: E402
 from pipeline import pcap  # noqa: E402

@@ -37,9 +37,10 @@ class EncodeError(ValueError):
         self.path = path
         self.obj = obj
         self.version = version
-        where = path or "<message>"
-        at = "" if version is None else f" at version {version}"
-        super().__init__(f"{where}{at}: {reason}")
+        where = f"{path} " if path else ""
+        at = "" if version is None else f"at version {version}"
+        prefix = f"{where}{at}".strip()
+        super().__init__(f"{prefix}: {reason}" if prefix else reason)
 
     def nested(self, attr: str, parent: object) -> EncodeError:
         """The same error seen from ``parent``, whose field ``attr`` holds the failing value."""
