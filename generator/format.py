@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import importlib.metadata
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ import black
 from .render import GeneratedFile
 
 BLACK_MODE = black.Mode(line_length=100)
+BLACK_VERSION = importlib.metadata.version("black")
 
 
 def format_one(f: GeneratedFile) -> GeneratedFile:
@@ -35,7 +37,7 @@ def cache_dir() -> Path:
 
 def cache_key(f: GeneratedFile) -> str:
     """Same input text, black version and mode -> same key (so the same output)."""
-    seed = f"{black.__version__}\0{BLACK_MODE!r}\0{f.text}"
+    seed = f"{BLACK_VERSION}\0{BLACK_MODE!r}\0{f.text}"
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 

@@ -14,9 +14,10 @@ from typing import Any, Iterable
 
 import jinja2
 
+from .errors import SpecError
 from .facts import Facts, api_names
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
-from .plan import FieldPlan, MessagePlans, StructPlan, plan_message
+from .plan import FieldPlan, MessagePlans, StructPlan, plan_message, version_ranges
 from .spark_schema import literal, spark_schemas
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -33,7 +34,9 @@ FIXED_TYPES = {
     "float64": ("FLOAT64", "d", 8),
 }
 #: Modules the package always has; a spec module of the same name would replace one.
-RUNTIME_MODULES = ("__init__", "_wire", "errors", "framing", "headers", "negotiation", "registry")
+RUNTIME_MODULES = frozenset(
+    {"__init__", "_wire", "errors", "framing", "negotiation", "registry", "spark_schemas"}
+)
 
 
 @dataclass(frozen=True)
@@ -394,8 +397,6 @@ def struct_doc(struct: Struct, versions: dict[int, StructPlan]) -> str:
 
 
 def version_label(versions: list[int]) -> str:
-    from .plan import version_ranges
-
     return version_ranges(versions) if versions else "none"
 
 
@@ -430,7 +431,15 @@ def group_modules(messages: Iterable[Message]) -> list[ModuleSpec]:
     """One module per API (request and response together), headers in ``headers``."""
     groups: dict[str, list[Message]] = {}
     for message in messages:
-        groups.setdefault(module_name(message), []).append(message)
+        name = module_name(message)
+        if name in RUNTIME_MODULES or (name == "headers" and message.type != "header"):
+            raise SpecError(
+                message.source,
+                "module-name",
+                f"{message.name} would be generated as module {name!r}, which the package "
+                "uses for itself",
+            )
+        groups.setdefault(name, []).append(message)
     order = {"request": 0, "response": 1}
     return [
         ModuleSpec(name, tuple(sorted(group, key=lambda m: (order.get(m.type, 2), m.name))))
@@ -459,91 +468,73 @@ def facts_header(header: str, sources: Iterable[str | None]) -> str:
 
 
 def render_package(messages: list[Message], facts: Facts | None = None) -> list[GeneratedFile]:
+    """Every file of the package: one module per API, then the runtime modules."""
     facts = facts or Facts()
     env = environment()
     modules = group_modules(messages)
-    files: list[GeneratedFile] = []
-    apis: list[dict[str, Any]] = []
-    for module in modules:
-        plans = [plan_message(m) for m in module.messages]
-        renderer = ModuleRenderer(plans)
-        doc = module_doc(module)
-        text = renderer.render(env, file_header(m.source for m in module.messages), doc)
-        files.append(GeneratedFile(f"{module.name}.py", text))
-    for message in messages:
-        if message.type == "request":
-            response = next(
-                (m for m in messages if m.type == "response" and m.api_key == message.api_key),
-                None,
-            )
-            assert response is not None  # checked by the model
-            apis.append(api_view(message, response))
-    apis.sort(key=lambda a: a["api_key"])
-    headers = [m for m in messages if m.type == "header"]
-    all_sources = [m.source for m in messages]
-    runtime_header = file_header(["(runtime, no spec)"])
-    files.append(
-        GeneratedFile("_wire.py", env.get_template("_wire.py.j2").render(header=runtime_header))
-    )
-    files.append(
+    files = [
         GeneratedFile(
-            "errors.py",
-            env.get_template("errors.py.j2").render(
-                header=facts_header(runtime_header, [facts.error_codes_source]),
-                error_codes=facts.error_codes,
+            f"{module.name}.py",
+            ModuleRenderer([plan_message(m) for m in module.messages]).render(
+                env, file_header(m.source for m in module.messages), module_doc(module)
             ),
         )
+        for module in modules
+    ]
+    return files + runtime_files(env, messages, facts, modules)
+
+
+def runtime_files(
+    env: jinja2.Environment, messages: list[Message], facts: Facts, modules: list[ModuleSpec]
+) -> list[GeneratedFile]:
+    """The modules that are not one API each: registry, framing, errors, ..."""
+
+    def render(name: str, header: str, **context: Any) -> GeneratedFile:
+        return GeneratedFile(name, env.get_template(f"{name}.j2").render(header=header, **context))
+
+    apis = sorted(
+        (api_view(request, response) for request, response in api_pairs(messages)),
+        key=lambda a: a["api_key"],
     )
+    headers = {m.name for m in messages if m.type == "header"}
+    has_framing = headers >= {"RequestHeader", "ResponseHeader"}
+    all_sources = file_header(m.source for m in messages)
+    runtime = file_header(["(runtime, no spec)"])
     names, _ = api_names(facts, spec_api_names(messages))
-    files.append(
-        GeneratedFile(
+    files = [
+        render("_wire.py", runtime),
+        render(
+            "errors.py",
+            facts_header(runtime, [facts.error_codes_source]),
+            error_codes=facts.error_codes,
+        ),
+        render(
             "registry.py",
-            env.get_template("registry.py.j2").render(
-                header=facts_header(file_header(all_sources), [facts.api_keys_source]),
-                apis=apis,
-                has_headers=bool(headers),
-                api_names=names,
-            ),
-        )
-    )
-    has_framing = {h.name for h in headers} >= {"RequestHeader", "ResponseHeader"}
-    if has_framing:
-        files.append(
-            GeneratedFile(
-                "framing.py", env.get_template("framing.py.j2").render(header=runtime_header)
-            )
-        )
-    files.append(
-        GeneratedFile(
+            facts_header(all_sources, [facts.api_keys_source]),
+            apis=apis,
+            has_headers=bool(headers),
+            api_names=names,
+        ),
+        render(
             "negotiation.py",
-            env.get_template("negotiation.py.j2").render(
-                header=runtime_header,
-                api_versions=(
-                    next((a for a in apis if a["name"] == "ApiVersions"), None)
-                    if has_framing
-                    else None
-                ),
+            runtime,
+            api_versions=(
+                next((a for a in apis if a["name"] == "ApiVersions"), None) if has_framing else None
             ),
-        )
-    )
-    files.append(
-        GeneratedFile(
-            "spark_schemas.py",
-            env.get_template("spark_schemas.py.j2").render(
-                header=file_header(all_sources), schemas=literal(spark_schemas(messages))
-            ),
-        )
-    )
-    files.append(
-        GeneratedFile(
-            "__init__.py",
-            env.get_template("__init__.py.j2").render(
-                header=runtime_header, modules=tuple(m.name for m in modules)
-            ),
-        )
-    )
-    files.append(GeneratedFile("py.typed", ""))
+        ),
+        render("spark_schemas.py", all_sources, schemas=literal(spark_schemas(messages))),
+        render("__init__.py", runtime, modules=tuple(m.name for m in modules)),
+        GeneratedFile("py.typed", ""),
+    ]
+    if has_framing:
+        files.append(render("framing.py", runtime))
     return files
+
+
+def api_pairs(messages: list[Message]) -> list[tuple[Message, Message]]:
+    """Each request with the response of the same api key (the model checked both exist)."""
+    responses = {m.api_key: m for m in messages if m.type == "response"}
+    return [(m, responses[m.api_key]) for m in messages if m.type == "request"]
 
 
 def module_doc(module: ModuleSpec) -> str:
