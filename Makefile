@@ -69,8 +69,10 @@ pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
 
-.PHONY: bench compiled
-bench: $(VENV)/.installed ## codec benchmark beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ...")
+.PHONY: bench bench-codecs compiled
+bench: bench-codecs bench-pipeline ## both benchmarks: the codecs beside the peers, then the Spark pipeline
+
+bench-codecs: $(VENV)/.installed ## codec benchmark beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ...")
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into build/compiled (test it: KAFKA_MESSAGES_COMPILED=1 make test)
