@@ -5,10 +5,9 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
-
-import struct
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField

@@ -5,11 +5,10 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 from uuid import UUID
-
-import struct
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
