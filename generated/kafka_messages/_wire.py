@@ -88,22 +88,32 @@ def check_size(buf: Buffer, pos: int, size: int, path: str) -> int:
 
 
 def _string(buf: Buffer, pos: int, n: int, path: str) -> tuple[str, int]:
-    end = check_size(buf, pos, n, path)
+    end = pos + n
+    if end > len(buf):
+        raise truncated(pos, n, len(buf) - pos, path)
     try:
         return str(buf[pos:end], "utf-8"), end
     except UnicodeDecodeError as exc:
         raise DecodeError(f"invalid UTF-8: {exc.reason}", pos + exc.start, path) from None
 
 
+# The readers below inline their length prefix: they run once per string on every
+# message, so one call fewer is worth the repeated line.
+
+
 def read_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
-    n = _int16(buf, pos, path)
+    if pos + 2 > len(buf):
+        raise truncated(pos, 2, len(buf) - pos, path)
+    (n,) = INT16.unpack_from(buf, pos)
     if n < 0:
         raise DecodeError(f"null or negative length {n} in a non-nullable string", pos, path)
     return _string(buf, pos + 2, n, path)
 
 
 def read_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, int]:
-    n = _int16(buf, pos, path)
+    if pos + 2 > len(buf):
+        raise truncated(pos, 2, len(buf) - pos, path)
+    (n,) = INT16.unpack_from(buf, pos)
     if n == -1:
         return None, pos + 2
     if n < 0:
@@ -132,7 +142,9 @@ def read_compact_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str 
 
 
 def _bytes(buf: Buffer, pos: int, n: int, path: str) -> tuple[bytes, int]:
-    end = check_size(buf, pos, n, path)
+    end = pos + n
+    if end > len(buf):
+        raise truncated(pos, n, len(buf) - pos, path)
     return bytes(buf[pos:end]), end
 
 
@@ -153,14 +165,20 @@ def read_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes | None,
 
 
 def read_compact_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes, int]:
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     if n == 0:
         raise DecodeError("null in non-nullable bytes", pos, path)
     return _bytes(buf, after, n - 1, path)
 
 
 def read_compact_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes | None, int]:
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     if n == 0:
         return None, after
     return _bytes(buf, after, n - 1, path)
@@ -169,12 +187,6 @@ def read_compact_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes
 def read_uuid(buf: Buffer, pos: int, path: str) -> tuple[UUID, int]:
     end = check_size(buf, pos, 16, path)
     return UUID(bytes=bytes(buf[pos:end])), end
-
-
-def _int16(buf: Buffer, pos: int, path: str) -> int:
-    check_size(buf, pos, 2, path)
-    value: int = INT16.unpack_from(buf, pos)[0]
-    return value
 
 
 def _int32(buf: Buffer, pos: int, path: str) -> int:
