@@ -126,10 +126,6 @@ class FieldType:
         return self.element is not None and self.element.is_struct
 
     @property
-    def is_int(self) -> bool:
-        return self.text in INT_RANGES
-
-    @property
     def struct_name(self) -> str | None:
         """The struct this type holds, directly or as array elements."""
         if self.is_struct:
@@ -169,10 +165,6 @@ class Struct:
     fields: tuple[Field, ...]
     about: str
     common: bool
-
-    @property
-    def has_tagged_fields(self) -> bool:
-        return any(f.tag is not None for f in self.fields)
 
 
 @dataclass(frozen=True)
@@ -304,7 +296,7 @@ class MessageBuilder:
         if self.name in RESERVED_CLASS_NAMES or keyword.iskeyword(self.name):
             raise self.fail(
                 "reserved-name",
-                f"message name {self.name!r} clashes with a name " "the generated module uses",
+                f"message name {self.name!r} clashes with a name the generated module uses",
             )
         valid = self.versions(data["validVersions"], "validVersions")
         if valid.empty:
@@ -354,11 +346,9 @@ class MessageBuilder:
                 )
             self.common_specs[name] = common
         root = self.struct(self.name, valid, data["fields"], about="", common=False, top_level=True)
-        unused = sorted(set(self.common_specs) - set(self.built))
-        if unused:
-            # Kafka accepts unused common structs; we still generate them, at the message's versions.
-            for name in unused:
-                self.common_struct(name, valid)
+        # Kafka accepts unused common structs; they are generated too, at the message's versions.
+        for name in sorted(set(self.common_specs) - set(self.built)):
+            self.common_struct(name)
         deprecated = self.versions(data.get("deprecatedVersions", "none"), "deprecatedVersions")
         return Message(
             source=self.source,
@@ -375,7 +365,8 @@ class MessageBuilder:
             warnings=tuple(self.warnings),
         )
 
-    def common_struct(self, name: str, parent_versions: Versions) -> Struct:
+    def common_struct(self, name: str) -> Struct:
+        """A common struct, built once at the message's versions (uses may narrow them)."""
         spec = self.common_specs[name]
         if name in self.built:
             return self.built[name]
@@ -397,7 +388,7 @@ class MessageBuilder:
         if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
             raise self.fail(
                 "reserved-name",
-                f"struct name {name!r} clashes with a name the " "generated module uses",
+                f"struct name {name!r} clashes with a name the generated module uses",
                 struct=name,
             )
         if not top_level and name == self.name:
@@ -483,7 +474,7 @@ class MessageBuilder:
             if ftype.text not in ("string", "bytes"):
                 raise fail(
                     "field-flexible",
-                    "field-level flexibleVersions is only allowed on " "string and bytes fields",
+                    "field-level flexibleVersions is only allowed on string and bytes fields",
                 )
             if field_flexible not in self.flexible:
                 raise fail(
@@ -591,12 +582,11 @@ class MessageBuilder:
                     "common-struct-redefined",
                     f"field uses common struct {name} but declares its own fields",
                 )
-            struct = self.common_struct(name, effective)
-            return struct
+            return self.common_struct(name)
         if "fields" not in spec:
             raise fail(
                 "unknown-struct",
-                f"struct type {name} has no fields and is not a " "common struct",
+                f"struct type {name} has no fields and is not a common struct",
             )
         if name in self.defined_inline:
             raise fail("duplicate-struct", f"struct {name} is defined more than once")
