@@ -777,65 +777,72 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
     pos += 4
-    count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-    seen: list[int] = []
-    previous = -1
-    for _ in range(count):
-        tag_pos = pos
-        tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-        previous = tag
-        size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-        if tag == 0:
-            n, pos = _wire.read_compact_array_length(buf, pos, 6, "supported_features")
-            supported_features_list: list[ApiVersionsResponse.SupportedFeatureKey] = []
-            try:
-                for _ in range(n):
-                    supported_features_list_item, pos = (
-                        _read_api_versions_response_supported_feature_key_v3(buf, pos)
-                    )
-                    supported_features_list.append(supported_features_list_item)
-            except DecodeError as exc:
-                raise exc.within(f"supported_features[{len(supported_features_list)}]") from None
-            obj.supported_features = supported_features_list
-            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "supported_features")
-            seen.append(tag)
-        elif tag == 1:
-            if pos + 8 > end:
-                raise _wire.truncated(pos, 8, end - pos, "finalized_features_epoch")
-            (obj.finalized_features_epoch,) = _wire.INT64.unpack_from(buf, pos)
-            pos += 8
-            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features_epoch")
-            seen.append(tag)
-        elif tag == 2:
-            n, pos = _wire.read_compact_array_length(buf, pos, 6, "finalized_features")
-            finalized_features_list: list[ApiVersionsResponse.FinalizedFeatureKey] = []
-            try:
-                for _ in range(n):
-                    finalized_features_list_item, pos = (
-                        _read_api_versions_response_finalized_feature_key_v3(buf, pos)
-                    )
-                    finalized_features_list.append(finalized_features_list_item)
-            except DecodeError as exc:
-                raise exc.within(f"finalized_features[{len(finalized_features_list)}]") from None
-            obj.finalized_features = finalized_features_list
-            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features")
-            seen.append(tag)
-        elif tag == 3:
-            if pos + 1 > end:
-                raise _wire.truncated(pos, 1, end - pos, "zk_migration_ready")
-            (obj.zk_migration_ready,) = _wire.BOOL.unpack_from(buf, pos)
-            pos += 1
-            _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "zk_migration_ready")
-            seen.append(tag)
-        else:
-            obj.unknown_tagged_fields.append(
-                _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
-            )
-            pos = tag_end
-    if seen:
-        obj.tags_on_wire = frozenset(seen)
+    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
+        pos += 1
+    else:
+        count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
+        seen: list[int] = []
+        previous = -1
+        for _ in range(count):
+            tag_pos = pos
+            tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
+            _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
+            previous = tag
+            size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
+            tag_end = _wire.check_size(buf, pos, size, "tagged fields")
+            if tag == 0:
+                n, pos = _wire.read_compact_array_length(buf, pos, 6, "supported_features")
+                supported_features_list: list[ApiVersionsResponse.SupportedFeatureKey] = []
+                try:
+                    for _ in range(n):
+                        supported_features_list_item, pos = (
+                            _read_api_versions_response_supported_feature_key_v3(buf, pos)
+                        )
+                        supported_features_list.append(supported_features_list_item)
+                except DecodeError as exc:
+                    raise exc.within(
+                        f"supported_features[{len(supported_features_list)}]"
+                    ) from None
+                obj.supported_features = supported_features_list
+                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "supported_features")
+                seen.append(tag)
+            elif tag == 1:
+                if pos + 8 > end:
+                    raise _wire.truncated(pos, 8, end - pos, "finalized_features_epoch")
+                (obj.finalized_features_epoch,) = _wire.INT64.unpack_from(buf, pos)
+                pos += 8
+                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features_epoch")
+                seen.append(tag)
+            elif tag == 2:
+                n, pos = _wire.read_compact_array_length(buf, pos, 6, "finalized_features")
+                finalized_features_list: list[ApiVersionsResponse.FinalizedFeatureKey] = []
+                try:
+                    for _ in range(n):
+                        finalized_features_list_item, pos = (
+                            _read_api_versions_response_finalized_feature_key_v3(buf, pos)
+                        )
+                        finalized_features_list.append(finalized_features_list_item)
+                except DecodeError as exc:
+                    raise exc.within(
+                        f"finalized_features[{len(finalized_features_list)}]"
+                    ) from None
+                obj.finalized_features = finalized_features_list
+                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features")
+                seen.append(tag)
+            elif tag == 3:
+                if pos + 1 > end:
+                    raise _wire.truncated(pos, 1, end - pos, "zk_migration_ready")
+                (obj.zk_migration_ready,) = _wire.BOOL.unpack_from(buf, pos)
+                pos += 1
+                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "zk_migration_ready")
+                seen.append(tag)
+            else:
+                obj.unknown_tagged_fields.append(
+                    _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
+                )
+                pos = tag_end
+        if seen:
+            obj.tags_on_wire = frozenset(seen)
     return obj, pos
 
 
