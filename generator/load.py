@@ -41,6 +41,9 @@ class RawSpec:
     source: str  # display path, e.g. "message/FetchRequest.json" or "x.jar!/FetchRequest.json"
     data: dict[str, Any]
     warnings: tuple[str, ...]
+    notes: str = ""
+    """The spec's own comments before its first field (e.g. its version history), licence
+    headers left out: they become part of the generated class's docstring."""
 
 
 def parse_spec_text(text: str, source: str) -> RawSpec:
@@ -67,7 +70,12 @@ def parse_spec_text(text: str, source: str) -> RawSpec:
             f"the root must be a JSON object, not {_json_kind(data)}",
         )
     warnings = _trailing_tokens_warnings(json_text, end, source)
-    return RawSpec(source=source, data=_normalise_message(data), warnings=warnings)
+    return RawSpec(
+        source=source,
+        data=_normalise_message(data),
+        warnings=warnings,
+        notes=_leading_notes(text, json_text),
+    )
 
 
 def load_path(path: Path) -> list[RawSpec]:
@@ -154,6 +162,41 @@ def _blank_out_comments(text: str, source: str) -> str:
         return _NOT_NEWLINE.sub(" ", found)
 
     return _STRING_OR_COMMENT.sub(blank, text)
+
+
+def _leading_notes(text: str, json_text: str) -> str:
+    """The ``//`` comments before the first field: one paragraph per group of lines
+    (an empty ``//`` line separates groups); a run of comments holding a licence is left out."""
+    fields = re.search(r'"fields"\s*:\s*\[\s*\{', json_text)
+    cut = fields.end() if fields else len(text)
+    runs: list[list[str]] = []  # runs of comment lines with nothing but whitespace between
+    last_end = -1
+    for match in _STRING_OR_COMMENT.finditer(text, 0, cut):
+        comment = match.group()
+        if not comment.startswith("//"):
+            continue
+        if (
+            last_end < 0
+            or text[last_end : match.start()].strip()
+            or text[last_end : match.start()].count("\n") > 1
+        ):
+            runs.append([])
+        runs[-1].append(comment[2:].strip())
+        last_end = match.end()
+    paragraphs: list[str] = []
+    for run in runs:
+        if any(_LICENCE in line for line in run):
+            continue
+        # An empty comment line ends a paragraph, and so does the start of a version note.
+        text_of_run = " ".join(
+            "\n" if not line else f"\n{line}" if _VERSION_NOTE.match(line) else line for line in run
+        )
+        paragraphs += [p for p in text_of_run.split("\n") if p.strip()]
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
+
+
+_LICENCE = "Licensed to the Apache Software Foundation"
+_VERSION_NOTE = re.compile(r"(Versions? \d|Starting (in|with) [Vv]ersion)")
 
 
 class _NonJsonConstant(ValueError):

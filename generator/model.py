@@ -182,6 +182,8 @@ class Message:
     latest_version_unstable: bool
     deprecated_versions: Versions
     warnings: tuple[str, ...] = ()
+    notes: str = ""
+    """The spec's leading comments (its version history), for the class docstring."""
 
     @property
     def api_name(self) -> str:
@@ -363,6 +365,7 @@ class MessageBuilder:
             latest_version_unstable=bool(data.get("latestVersionUnstable", False)),
             deprecated_versions=deprecated,
             warnings=tuple(self.warnings),
+            notes=self.raw.notes,
         )
 
     def common_struct(self, name: str) -> Struct:

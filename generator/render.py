@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -73,6 +74,16 @@ def docstring(text: str, indent: int = 0) -> str:
     if text.endswith('"'):
         text += " "
     pad = " " * indent
+    # Wrap long paragraphs (spec comments and about texts are often single long lines).
+    width = max(40, 88 - indent)
+    text = "\n".join(
+        (
+            textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
+            if len(line) > width
+            else line
+        )
+        for line in text.split("\n")
+    )
     lines = text.split("\n")
     body = lines[0] + "".join(f"\n{pad}{line}" if line.strip() else "\n" for line in lines[1:])
     if len(lines) > 1:
@@ -234,7 +245,7 @@ class ModuleRenderer:
             ],
             "steps": self.steps(plan.regular, with_view),
             # For the error locator: "attr:type" per field, "?" marking nullable here.
-            "checks": " ".join(
+            "checks": tuple(
                 f"{fp.field.attr}:{check_type(fp.field)}{'?' if fp.nullable else ''}"
                 for fp in on_wire
             ),
@@ -418,7 +429,8 @@ def message_doc(message: Message) -> str:
         facts.append(f"Deprecated versions: {message.deprecated_versions}.")
     if message.latest_version_unstable:
         facts.append(f"Version {message.valid_versions.hi} is unstable upstream.")
-    return f"{title}\n\n" + " ".join(facts) + f"\n\nSpec: {message.source}"
+    notes = f"{message.notes}\n\n" if message.notes else ""
+    return f"{title}\n\n{notes}" + " ".join(facts) + f"\n\nSpec: {message.source}"
 
 
 @dataclass(frozen=True)

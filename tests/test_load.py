@@ -323,3 +323,44 @@ def test_a_utf8_byte_order_mark_is_skipped(tmp_path: Path) -> None:
     (tmp_path / "Bom.json").write_bytes(b'\xef\xbb\xbf{"name": "Bom"}')
     [raw] = load_path(tmp_path / "Bom.json")
     assert raw.data == {"name": "Bom"}
+
+
+NOTES_SPEC = """// Licensed to the Apache Software Foundation (ASF) under one or more
+// contributor license agreements.
+//
+// See the License for the specific language governing permissions.
+
+{
+  "apiKey": 900, "type": "request", "name": "NotesRequest",
+  // Version 0 is the first version.
+  // Version 1 adds Extra, whose about
+  // goes on over two lines.
+  //
+  // A note after an empty comment line.
+  "validVersions": "0-1", "flexibleVersions": "none",
+  "fields": [
+    // Kafka's own files keep their version history here, before the first field.
+    { "name": "Extra", "type": "int32", "versions": "1+" },
+    // Comments after the first field are about fields, not the message.
+    { "name": "Other", "type": "int32", "versions": "1+" }
+  ]
+}
+"""
+
+
+def test_leading_comments_become_notes_without_the_licence() -> None:
+    raw = parse_spec_text(NOTES_SPEC, "message/NotesRequest.json")
+    assert raw.notes == (
+        "Version 0 is the first version.\n\n"
+        "Version 1 adds Extra, whose about goes on over two lines.\n\n"
+        "A note after an empty comment line.\n\n"
+        "Kafka's own files keep their version history here, before the first field."
+    )
+
+
+def test_generated_class_docstring_carries_the_spec_notes() -> None:
+    import kafka_messages.metadata as metadata
+
+    doc = metadata.MetadataRequest.__doc__ or ""
+    assert "Version 4 adds the AllowAutoTopicCreation flag." in doc
+    assert "Licensed" not in doc

@@ -509,7 +509,7 @@ def _ranges(versions: list[int]) -> str:
     return f"{versions[0]}-{versions[-1]}" if versions else "none"
 
 
-def encode_error(obj: object, exc: Exception, checks: str) -> EncodeError:
+def encode_error(obj: object, exc: Exception, checks: tuple[str, ...]) -> EncodeError:
     """Turn a failure inside a writer into an ``EncodeError`` naming the field.
 
     ``checks`` lists the fields the writer wrote, as ``attr:type`` (``?`` = nullable).
@@ -517,7 +517,7 @@ def encode_error(obj: object, exc: Exception, checks: str) -> EncodeError:
     """
     fields = [
         (attr, wire_type.rstrip("?"), wire_type.endswith("?"))
-        for attr, _, wire_type in (item.partition(":") for item in checks.split())
+        for attr, _, wire_type in (item.partition(":") for item in checks)
     ]
     if obj is None:
         # A parent handed this writer None for a struct that is not nullable there;

@@ -23,6 +23,16 @@ _S_hhh = struct.Struct(">hhh")
 class ApiVersionsRequest:
     """The request of ApiVersions (api key 18).
 
+    Asks a broker or controller which API keys and version ranges it supports.
+
+    Versions 0, 1 and 2 have an empty body.
+
+    Version 3 is the first flexible version and adds the client software name and
+    version.
+
+    Version 4 has the same body; it only signals that the client accepts a supported
+    feature with a minimum version of 0 in the response (KAFKA-17011).
+
     Valid versions: 0-4. Flexible versions: 3-4.
 
     Spec: ApiVersionsRequest.json
@@ -90,6 +100,21 @@ class ApiVersionsRequest:
 @dataclass(slots=True)
 class ApiVersionsResponse:
     """The response of ApiVersions (api key 18).
+
+    Lists the API version ranges, and in flexible versions the feature information, that
+    the responding node supports.
+
+    Version 1 adds ThrottleTimeMs.
+
+    Version 2 has the same body; from here on the broker replies first and throttles
+    afterwards.
+
+    Version 3 is the first flexible version and adds the tagged feature fields. The
+    response header stays at version 0 so that old clients can still read it; on an
+    UNSUPPORTED_VERSION error the broker still fills ApiKeys (KIP-511).
+
+    Version 4 has the same body; features whose minimum version is 0 are no longer left
+    out.
 
     Valid versions: 0-4. Flexible versions: 3-4.
 
@@ -189,7 +214,8 @@ class ApiVersionsResponse:
 
     @dataclass(slots=True)
     class SupportedFeatureKey:
-        """Feature version ranges this node supports; before version 4, features with a minimum of 0 are left out.
+        """Feature version ranges this node supports; before version 4, features with a minimum
+        of 0 are left out.
 
         Occurs in versions: 3-4.
         """
@@ -276,7 +302,8 @@ class ApiVersionsResponse:
 
     @dataclass(slots=True)
     class FinalizedFeatureKey:
-        """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch is 0 or more.
+        """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
+        is 0 or more.
 
         Occurs in versions: 3-4.
         """
@@ -372,12 +399,14 @@ class ApiVersionsResponse:
     Versions: 0-4.
     """
     throttle_time_ms: int = 0
-    """Milliseconds the request was throttled for because of a quota, or 0 if it was not throttled.
+    """Milliseconds the request was throttled for because of a quota, or 0 if it was not
+    throttled.
 
     Versions: 1-4. Ignorable.
     """
     supported_features: list[ApiVersionsResponse.SupportedFeatureKey] = field(default_factory=list)
-    """Feature version ranges this node supports; before version 4, features with a minimum of 0 are left out.
+    """Feature version ranges this node supports; before version 4, features with a minimum
+    of 0 are left out.
 
     Versions: 3-4. Tagged: 3+ (tag 0). Ignorable.
     """
@@ -387,7 +416,8 @@ class ApiVersionsResponse:
     Versions: 3-4. Tagged: 3+ (tag 1). Ignorable.
     """
     finalized_features: list[ApiVersionsResponse.FinalizedFeatureKey] = field(default_factory=list)
-    """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch is 0 or more.
+    """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
+    is 0 or more.
 
     Versions: 3-4. Tagged: 3+ (tag 2). Ignorable.
     """
@@ -484,7 +514,7 @@ def _write_api_versions_request_v0(obj: ApiVersionsRequest, out: bytearray) -> N
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "") from None
+        raise _wire.encode_error(obj, exc, ()) from None
 
 
 def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
@@ -515,7 +545,7 @@ def _write_api_versions_request_v3(obj: ApiVersionsRequest, out: bytearray) -> N
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "client_software_name:string client_software_version:string"
+            obj, exc, ("client_software_name:string", "client_software_version:string")
         ) from None
 
 
@@ -544,7 +574,7 @@ def _write_api_versions_response_api_version_v0(
         out += _S_hhh.pack(obj.api_key, obj.min_version, obj.max_version)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "api_key:int16 min_version:int16 max_version:int16"
+            obj, exc, ("api_key:int16", "min_version:int16", "max_version:int16")
         ) from None
 
 
@@ -588,7 +618,7 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v0(api_keys_list_item, out)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "error_code:int16 api_keys:[]struct") from None
+        raise _wire.encode_error(obj, exc, ("error_code:int16", "api_keys:[]struct")) from None
 
 
 def _read_api_versions_response_v1(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
@@ -636,7 +666,7 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
         out += _wire.INT32.pack(obj.throttle_time_ms)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "error_code:int16 api_keys:[]struct throttle_time_ms:int32"
+            obj, exc, ("error_code:int16", "api_keys:[]struct", "throttle_time_ms:int32")
         ) from None
 
 
@@ -671,7 +701,7 @@ def _write_api_versions_response_api_version_v3(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "api_key:int16 min_version:int16 max_version:int16"
+            obj, exc, ("api_key:int16", "min_version:int16", "max_version:int16")
         ) from None
 
 
@@ -708,7 +738,7 @@ def _write_api_versions_response_supported_feature_key_v3(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "name:string min_version:int16 max_version:int16"
+            obj, exc, ("name:string", "min_version:int16", "max_version:int16")
         ) from None
 
 
@@ -745,7 +775,7 @@ def _write_api_versions_response_finalized_feature_key_v3(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "name:string max_version_level:int16 min_version_level:int16"
+            obj, exc, ("name:string", "max_version_level:int16", "min_version_level:int16")
         ) from None
 
 
@@ -890,7 +920,15 @@ def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) ->
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 api_keys:[]struct throttle_time_ms:int32 supported_features:[]struct finalized_features_epoch:int64 finalized_features:[]struct zk_migration_ready:bool",
+            (
+                "error_code:int16",
+                "api_keys:[]struct",
+                "throttle_time_ms:int32",
+                "supported_features:[]struct",
+                "finalized_features_epoch:int64",
+                "finalized_features:[]struct",
+                "zk_migration_ready:bool",
+            ),
         ) from None
 
 

@@ -22,6 +22,15 @@ _S_hhi = struct.Struct(">hhi")
 class RequestHeader:
     """The request header.
 
+    The header that precedes the body of every request a client sends.
+
+    Version 0 has no client id; only ControlledShutdownRequest v0 uses it.
+
+    Version 1 adds ClientId.
+
+    Version 2 is the first flexible (tagged-field) version; ClientId keeps its classic
+    int16 length prefix so any broker can parse an ApiVersionsRequest header.
+
     Valid versions: 0-2. Flexible versions: 2.
 
     Spec: RequestHeader.json
@@ -104,6 +113,12 @@ class RequestHeader:
 class ResponseHeader:
     """The response header.
 
+    The header that precedes the body of every response a broker sends.
+
+    Version 0 carries only the correlation id.
+
+    Version 1 is the first flexible version (adds a tagged-field section).
+
     Valid versions: 0-1. Flexible versions: 1.
 
     Spec: ResponseHeader.json
@@ -180,7 +195,7 @@ def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
         out += _S_hhi.pack(obj.request_api_key, obj.request_api_version, obj.correlation_id)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "request_api_key:int16 request_api_version:int16 correlation_id:int32"
+            obj, exc, ("request_api_key:int16", "request_api_version:int16", "correlation_id:int32")
         ) from None
 
 
@@ -209,7 +224,12 @@ def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "request_api_key:int16 request_api_version:int16 correlation_id:int32 client_id:string?",
+            (
+                "request_api_key:int16",
+                "request_api_version:int16",
+                "correlation_id:int32",
+                "client_id:string?",
+            ),
         ) from None
 
 
@@ -244,7 +264,12 @@ def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "request_api_key:int16 request_api_version:int16 correlation_id:int32 client_id:string?",
+            (
+                "request_api_key:int16",
+                "request_api_version:int16",
+                "correlation_id:int32",
+                "client_id:string?",
+            ),
         ) from None
 
 
@@ -268,7 +293,7 @@ def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
             raise _wire.tagged_in_plain_version(obj)
         out += _wire.INT32.pack(obj.correlation_id)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "correlation_id:int32") from None
+        raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
 
 
 def _read_response_header_v1(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
@@ -297,7 +322,7 @@ def _write_response_header_v1(obj: ResponseHeader, out: bytearray) -> None:
         else:
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "correlation_id:int32") from None
+        raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
 
 
 _READ_REQUEST_HEADER: dict[int, _wire.Reader[RequestHeader]] = {

@@ -24,6 +24,33 @@ _S_hiii = struct.Struct(">hiii")
 class MetadataRequest:
     """The request of Metadata (api key 3).
 
+    Asks a broker for the cluster's brokers and for topic and partition metadata.
+
+    Version 0: an empty topic list means all topics.
+
+    Version 1 makes Topics nullable: null now means all topics and an empty list means
+    none.
+
+    Versions 2 and 3 have the same body as version 1.
+
+    Version 4 adds the AllowAutoTopicCreation flag.
+
+    Versions 5 to 7 have the same body as version 4.
+
+    Version 8 adds the two Include...AuthorizedOperations flags.
+
+    Version 9 moves to the flexible encoding (compact types, tagged fields).
+
+    Version 10 adds TopicId and lets Name be null (brokers did not act on this before
+    version 12).
+
+    Version 11 drops IncludeClusterAuthorizedOperations (moved to DescribeCluster,
+    KIP-700).
+
+    Version 12 makes lookup by topic id work.
+
+    Versions 0 to 3 are deprecated.
+
     Valid versions: 0-12. Flexible versions: 9-12. Deprecated versions: 0-3.
 
     Spec: MetadataRequest.json
@@ -112,7 +139,8 @@ class MetadataRequest:
     Versions: 0-12. Nullable: 1-12.
     """
     allow_auto_topic_creation: bool = True
-    """Whether the broker may create missing requested topics, if its configuration allows auto-creation.
+    """Whether the broker may create missing requested topics, if its configuration allows
+    auto-creation.
 
     Versions: 4-12.
     """
@@ -184,6 +212,33 @@ class MetadataRequest:
 @dataclass(slots=True)
 class MetadataResponse:
     """The response of Metadata (api key 3).
+
+    Describes the live brokers, the controller and the requested topics and partitions.
+
+    Version 1 adds the broker rack, the controller id and the topic's internal flag.
+
+    Version 2 adds ClusterId.
+
+    Version 3 adds ThrottleTimeMs.
+
+    Version 4 has the same body as version 3.
+
+    Version 5 adds the offline replicas of each partition.
+
+    Version 6 has the same body; from here on the broker replies first and throttles
+    afterwards.
+
+    Version 7 adds the partition leader epoch.
+
+    Version 8 adds authorized operations for topics and for the cluster.
+
+    Version 9 moves to the flexible encoding (compact types, tagged fields).
+
+    Version 10 adds TopicId.
+
+    Version 11 drops ClusterAuthorizedOperations (moved to DescribeCluster, KIP-700).
+
+    Version 12 lets the topic name be null for unknown topics looked up by id.
 
     Valid versions: 0-12. Flexible versions: 9-12.
 
@@ -521,7 +576,8 @@ class MetadataResponse:
             return obj
 
     throttle_time_ms: int = 0
-    """Milliseconds the request was throttled for because of a quota, or 0 if it was not throttled.
+    """Milliseconds the request was throttled for because of a quota, or 0 if it was not
+    throttled.
 
     Versions: 3-12. Ignorable.
     """
@@ -631,7 +687,7 @@ def _write_metadata_request_topic_v0(
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "name:string") from None
+        raise _wire.encode_error(obj, exc, ("name:string",)) from None
 
 
 def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
@@ -682,7 +738,7 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
         for topics_list_item in obj.topics:
             _write_metadata_request_topic_v0(topics_list_item, out)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "topics:[]struct") from None
+        raise _wire.encode_error(obj, exc, ("topics:[]struct",)) from None
 
 
 def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
@@ -737,7 +793,7 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
             for topics_list_item in obj.topics:
                 _write_metadata_request_topic_v0(topics_list_item, out)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "topics:[]struct?") from None
+        raise _wire.encode_error(obj, exc, ("topics:[]struct?",)) from None
 
 
 def _read_metadata_request_v4(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
@@ -793,7 +849,7 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
         out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "topics:[]struct? allow_auto_topic_creation:bool"
+            obj, exc, ("topics:[]struct?", "allow_auto_topic_creation:bool")
         ) from None
 
 
@@ -850,7 +906,12 @@ def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "topics:[]struct? allow_auto_topic_creation:bool include_cluster_authorized_operations:bool include_topic_authorized_operations:bool",
+            (
+                "topics:[]struct?",
+                "allow_auto_topic_creation:bool",
+                "include_cluster_authorized_operations:bool",
+                "include_topic_authorized_operations:bool",
+            ),
         ) from None
 
 
@@ -884,7 +945,7 @@ def _write_metadata_request_topic_v9(
         else:
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "name:string") from None
+        raise _wire.encode_error(obj, exc, ("name:string",)) from None
 
 
 def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
@@ -946,7 +1007,12 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "topics:[]struct? allow_auto_topic_creation:bool include_cluster_authorized_operations:bool include_topic_authorized_operations:bool",
+            (
+                "topics:[]struct?",
+                "allow_auto_topic_creation:bool",
+                "include_cluster_authorized_operations:bool",
+                "include_topic_authorized_operations:bool",
+            ),
         ) from None
 
 
@@ -979,7 +1045,7 @@ def _write_metadata_request_topic_v10(
         else:
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "topic_id:uuid name:string?") from None
+        raise _wire.encode_error(obj, exc, ("topic_id:uuid", "name:string?")) from None
 
 
 def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
@@ -1041,7 +1107,12 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "topics:[]struct? allow_auto_topic_creation:bool include_cluster_authorized_operations:bool include_topic_authorized_operations:bool",
+            (
+                "topics:[]struct?",
+                "allow_auto_topic_creation:bool",
+                "include_cluster_authorized_operations:bool",
+                "include_topic_authorized_operations:bool",
+            ),
         ) from None
 
 
@@ -1106,7 +1177,11 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "topics:[]struct? allow_auto_topic_creation:bool include_topic_authorized_operations:bool",
+            (
+                "topics:[]struct?",
+                "allow_auto_topic_creation:bool",
+                "include_topic_authorized_operations:bool",
+            ),
         ) from None
 
 
@@ -1142,7 +1217,7 @@ def _write_metadata_response_broker_v0(
         _wire.write_string(out, obj.host)
         out += _wire.INT32.pack(obj.port)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "node_id:int32 host:string port:int32") from None
+        raise _wire.encode_error(obj, exc, ("node_id:int32", "host:string", "port:int32")) from None
 
 
 def _read_metadata_response_partition_v0(
@@ -1182,7 +1257,13 @@ def _write_metadata_response_partition_v0(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 partition_index:int32 leader_id:int32 replica_nodes:[]int32 isr_nodes:[]int32",
+            (
+                "error_code:int16",
+                "partition_index:int32",
+                "leader_id:int32",
+                "replica_nodes:[]int32",
+                "isr_nodes:[]int32",
+            ),
         ) from None
 
 
@@ -1236,7 +1317,7 @@ def _write_metadata_response_topic_v0(
             _write_metadata_response_partition_v0(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "error_code:int16 name:string partitions:[]struct"
+            obj, exc, ("error_code:int16", "name:string", "partitions:[]struct")
         ) from None
 
 
@@ -1291,7 +1372,7 @@ def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v0(topics_list_item, out)
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "brokers:[]struct topics:[]struct") from None
+        raise _wire.encode_error(obj, exc, ("brokers:[]struct", "topics:[]struct")) from None
 
 
 def _read_metadata_response_broker_v1(
@@ -1328,7 +1409,7 @@ def _write_metadata_response_broker_v1(
         _wire.write_nullable_string(out, obj.rack)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "node_id:int32 host:string port:int32 rack:string?"
+            obj, exc, ("node_id:int32", "host:string", "port:int32", "rack:string?")
         ) from None
 
 
@@ -1386,7 +1467,7 @@ def _write_metadata_response_topic_v1(
             _write_metadata_response_partition_v0(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
+            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
         ) from None
 
 
@@ -1446,7 +1527,7 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
             _write_metadata_response_topic_v1(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "brokers:[]struct controller_id:int32 topics:[]struct"
+            obj, exc, ("brokers:[]struct", "controller_id:int32", "topics:[]struct")
         ) from None
 
 
@@ -1507,7 +1588,9 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
             _write_metadata_response_topic_v1(topics_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct"
+            obj,
+            exc,
+            ("brokers:[]struct", "cluster_id:string?", "controller_id:int32", "topics:[]struct"),
         ) from None
 
 
@@ -1574,7 +1657,13 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+            ),
         ) from None
 
 
@@ -1618,7 +1707,14 @@ def _write_metadata_response_partition_v5(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 partition_index:int32 leader_id:int32 replica_nodes:[]int32 isr_nodes:[]int32 offline_replicas:[]int32",
+            (
+                "error_code:int16",
+                "partition_index:int32",
+                "leader_id:int32",
+                "replica_nodes:[]int32",
+                "isr_nodes:[]int32",
+                "offline_replicas:[]int32",
+            ),
         ) from None
 
 
@@ -1676,7 +1772,7 @@ def _write_metadata_response_topic_v5(
             _write_metadata_response_partition_v5(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
+            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
         ) from None
 
 
@@ -1743,7 +1839,13 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+            ),
         ) from None
 
 
@@ -1788,7 +1890,15 @@ def _write_metadata_response_partition_v7(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 partition_index:int32 leader_id:int32 leader_epoch:int32 replica_nodes:[]int32 isr_nodes:[]int32 offline_replicas:[]int32",
+            (
+                "error_code:int16",
+                "partition_index:int32",
+                "leader_id:int32",
+                "leader_epoch:int32",
+                "replica_nodes:[]int32",
+                "isr_nodes:[]int32",
+                "offline_replicas:[]int32",
+            ),
         ) from None
 
 
@@ -1846,7 +1956,7 @@ def _write_metadata_response_topic_v7(
             _write_metadata_response_partition_v7(partitions_list_item, out)
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "error_code:int16 name:string is_internal:bool partitions:[]struct"
+            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
         ) from None
 
 
@@ -1913,7 +2023,13 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+            ),
         ) from None
 
 
@@ -1973,7 +2089,13 @@ def _write_metadata_response_topic_v8(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 name:string is_internal:bool partitions:[]struct topic_authorized_operations:int32",
+            (
+                "error_code:int16",
+                "name:string",
+                "is_internal:bool",
+                "partitions:[]struct",
+                "topic_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2040,7 +2162,14 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct cluster_authorized_operations:int32",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+                "cluster_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2084,7 +2213,7 @@ def _write_metadata_response_broker_v9(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "node_id:int32 host:string port:int32 rack:string?"
+            obj, exc, ("node_id:int32", "host:string", "port:int32", "rack:string?")
         ) from None
 
 
@@ -2135,7 +2264,15 @@ def _write_metadata_response_partition_v9(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 partition_index:int32 leader_id:int32 leader_epoch:int32 replica_nodes:[]int32 isr_nodes:[]int32 offline_replicas:[]int32",
+            (
+                "error_code:int16",
+                "partition_index:int32",
+                "leader_id:int32",
+                "leader_epoch:int32",
+                "replica_nodes:[]int32",
+                "isr_nodes:[]int32",
+                "offline_replicas:[]int32",
+            ),
         ) from None
 
 
@@ -2201,7 +2338,13 @@ def _write_metadata_response_topic_v9(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 name:string is_internal:bool partitions:[]struct topic_authorized_operations:int32",
+            (
+                "error_code:int16",
+                "name:string",
+                "is_internal:bool",
+                "partitions:[]struct",
+                "topic_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2274,7 +2417,14 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct cluster_authorized_operations:int32",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+                "cluster_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2341,7 +2491,14 @@ def _write_metadata_response_topic_v10(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 name:string topic_id:uuid is_internal:bool partitions:[]struct topic_authorized_operations:int32",
+            (
+                "error_code:int16",
+                "name:string",
+                "topic_id:uuid",
+                "is_internal:bool",
+                "partitions:[]struct",
+                "topic_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2414,7 +2571,14 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct cluster_authorized_operations:int32",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+                "cluster_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2487,7 +2651,13 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+            ),
         ) from None
 
 
@@ -2552,7 +2722,14 @@ def _write_metadata_response_topic_v12(
         raise _wire.encode_error(
             obj,
             exc,
-            "error_code:int16 name:string? topic_id:uuid is_internal:bool partitions:[]struct topic_authorized_operations:int32",
+            (
+                "error_code:int16",
+                "name:string?",
+                "topic_id:uuid",
+                "is_internal:bool",
+                "partitions:[]struct",
+                "topic_authorized_operations:int32",
+            ),
         ) from None
 
 
@@ -2625,7 +2802,13 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 brokers:[]struct cluster_id:string? controller_id:int32 topics:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "brokers:[]struct",
+                "cluster_id:string?",
+                "controller_id:int32",
+                "topics:[]struct",
+            ),
         ) from None
 
 

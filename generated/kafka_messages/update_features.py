@@ -23,6 +23,14 @@ _S_ih = struct.Struct(">ih")
 class UpdateFeaturesRequest:
     """The request of UpdateFeatures (api key 57).
 
+    Asks the cluster to change the finalized version levels of one or more features.
+
+    Version 0 is flexible from the start.
+
+    Version 1 replaces AllowDowngrade with UpgradeType and adds ValidateOnly.
+
+    Version 2 has the same body; its response no longer carries per-feature results.
+
     Valid versions: 0-2. Flexible versions: 0-2.
 
     Spec: UpdateFeaturesRequest.json
@@ -47,17 +55,20 @@ class UpdateFeaturesRequest:
         Versions: 0-2. Map key.
         """
         max_version_level: int = 0
-        """New highest finalized level for the feature; a value below 1 asks for the feature to be removed.
+        """New highest finalized level for the feature; a value below 1 asks for the feature to
+        be removed.
 
         Versions: 0-2.
         """
         allow_downgrade: bool = False
-        """Whether the level may be lowered or the feature removed (replaced by UpgradeType in version 1).
+        """Whether the level may be lowered or the feature removed (replaced by UpgradeType in
+        version 1).
 
         Versions: 0.
         """
         upgrade_type: int = 1
-        """Kind of change allowed: 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe (lossy) downgrade.
+        """Kind of change allowed: 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe
+        (lossy) downgrade.
 
         Versions: 1-2.
         """
@@ -199,6 +210,14 @@ class UpdateFeaturesRequest:
 class UpdateFeaturesResponse:
     """The response of UpdateFeatures (api key 57).
 
+    Reports the outcome of an UpdateFeaturesRequest.
+
+    Version 0 is flexible from the start.
+
+    Version 1 has the same body as version 0.
+
+    Version 2 drops the per-feature Results; only the top-level error is returned.
+
     Valid versions: 0-2. Flexible versions: 0-2.
 
     Spec: UpdateFeaturesResponse.json
@@ -302,7 +321,8 @@ class UpdateFeaturesResponse:
             return obj
 
     throttle_time_ms: int = 0
-    """Milliseconds the request was throttled for because of a quota, or 0 if it was not throttled.
+    """Milliseconds the request was throttled for because of a quota, or 0 if it was not
+    throttled.
 
     Versions: 0-2.
     """
@@ -418,7 +438,7 @@ def _write_update_features_request_feature_update_key_v0(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "feature:string max_version_level:int16 allow_downgrade:bool"
+            obj, exc, ("feature:string", "max_version_level:int16", "allow_downgrade:bool")
         ) from None
 
 
@@ -467,7 +487,9 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
         else:
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
-        raise _wire.encode_error(obj, exc, "timeout_ms:int32 feature_updates:[]struct") from None
+        raise _wire.encode_error(
+            obj, exc, ("timeout_ms:int32", "feature_updates:[]struct")
+        ) from None
 
 
 def _read_update_features_request_feature_update_key_v1(
@@ -506,7 +528,7 @@ def _write_update_features_request_feature_update_key_v1(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "feature:string max_version_level:int16 upgrade_type:int8"
+            obj, exc, ("feature:string", "max_version_level:int16", "upgrade_type:int8")
         ) from None
 
 
@@ -558,7 +580,7 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "timeout_ms:int32 feature_updates:[]struct validate_only:bool"
+            obj, exc, ("timeout_ms:int32", "feature_updates:[]struct", "validate_only:bool")
         ) from None
 
 
@@ -597,7 +619,7 @@ def _write_update_features_response_updatable_feature_result_v0(
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "feature:string error_code:int16 error_message:string?"
+            obj, exc, ("feature:string", "error_code:int16", "error_message:string?")
         ) from None
 
 
@@ -648,7 +670,12 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
         raise _wire.encode_error(
             obj,
             exc,
-            "throttle_time_ms:int32 error_code:int16 error_message:string? results:[]struct",
+            (
+                "throttle_time_ms:int32",
+                "error_code:int16",
+                "error_message:string?",
+                "results:[]struct",
+            ),
         ) from None
 
 
@@ -682,7 +709,7 @@ def _write_update_features_response_v2(obj: UpdateFeaturesResponse, out: bytearr
             out.append(0)  # the usual empty tagged-field section
     except Exception as exc:
         raise _wire.encode_error(
-            obj, exc, "throttle_time_ms:int32 error_code:int16 error_message:string?"
+            obj, exc, ("throttle_time_ms:int32", "error_code:int16", "error_message:string?")
         ) from None
 
 
