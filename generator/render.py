@@ -91,6 +91,19 @@ def docstring(text: str, indent: int = 0) -> str:
     return f'"""{body}"""'
 
 
+_STRINGS_AND_COMMENTS = re.compile(
+    r'''[rbf]*("""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|\#[^\n]*'''
+)
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether generated code uses ``name`` as a name (not inside a string or comment, as an
+    attribute or as part of a longer name): so a module imports, and a function computes, only what
+    it uses."""
+    code = _STRINGS_AND_COMMENTS.sub('""', text)
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", code) is not None
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
@@ -101,6 +114,8 @@ def environment() -> jinja2.Environment:
     env.filters["pystr"] = pystr
     env.filters["pylit"] = pylit
     env.filters["docstring"] = docstring
+    env.filters["mentions"] = mentions
+    env.tests["in_text"] = lambda name, text: mentions(text, name)
     return env
 
 

@@ -37,3 +37,30 @@ def test_data_messages_get_a_module_of_their_own(tmp_path: Path) -> None:
     assert "partition_record_like.py" in paths
     # no request/response headers in this set: no framing module to offer
     assert "framing.py" not in paths and "registry.py" in paths
+
+
+def test_generated_modules_import_only_what_they_use() -> None:
+    """Imports follow what the module's code uses (not its docstrings or comments)."""
+    import ast
+
+    from tests.genpkg import GENERATED
+
+    for path in sorted((GENERATED / "kafka_messages").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            (alias.asname or alias.name).split(".")[0]
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            and getattr(node, "module", None) != "__future__"
+            for alias in node.names
+        }
+        # annotations stay expressions in the tree even under `from __future__ import annotations`
+        used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        used |= {  # re-exports
+            item.value
+            for node in tree.body
+            if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+            for item in ast.walk(node.value)
+            if isinstance(item, ast.Constant)
+        }
+        assert imported <= used, f"{path.name} imports {sorted(imported - used)} without using them"

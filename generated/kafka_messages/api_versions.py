@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Mapping
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError
 
 _new = object.__new__
 
@@ -499,7 +499,6 @@ class ApiVersionsResponse:
 
 def _read_api_versions_request_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 0-2."""
-    end = len(buf)
     # Built without __init__: every field is set below, most from the wire.
     obj = _new(ApiVersionsRequest)
     obj.client_software_name = ""

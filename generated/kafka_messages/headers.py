@@ -11,7 +11,6 @@ from typing import Any, ClassVar, Mapping
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
-from .errors import DecodeError, EncodeError
 
 _new = object.__new__
 

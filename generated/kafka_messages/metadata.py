@@ -12,7 +12,7 @@ from uuid import UUID
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError
 
 _new = object.__new__
 
@@ -667,7 +667,6 @@ def _read_metadata_request_topic_v0(
     buf: Buffer, pos: int
 ) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 0-8."""
-    end = len(buf)
     # Built without __init__: every field is set below, most from the wire.
     obj = _new(MetadataRequest.MetadataRequestTopic)
     obj.topic_id = _wire.ZERO_UUID
@@ -692,7 +691,6 @@ def _write_metadata_request_topic_v0(
 
 def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 0."""
-    end = len(buf)
     # Built without __init__: every field is set below, most from the wire.
     obj = _new(MetadataRequest)
     obj.allow_auto_topic_creation = True
@@ -743,7 +741,6 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
 
 def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 1-3."""
-    end = len(buf)
     # Built without __init__: every field is set below, most from the wire.
     obj = _new(MetadataRequest)
     obj.allow_auto_topic_creation = True
@@ -1323,7 +1320,6 @@ def _write_metadata_response_topic_v0(
 
 def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 0."""
-    end = len(buf)
     # Built without __init__: every field is set below, most from the wire.
     obj = _new(MetadataResponse)
     obj.throttle_time_ms = 0

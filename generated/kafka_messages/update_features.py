@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Mapping
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
-from .errors import DecodeError, EncodeError
+from .errors import DecodeError
 
 _new = object.__new__
 
