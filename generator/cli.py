@@ -10,12 +10,31 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .errors import SpecError
-from .facts import api_names, build_facts, split_raws
+from .facts import Facts, api_names, build_facts, split_raws
 from .format import compare_package, format_files, write_package
 from .load import load_paths
-from .model import build_messages
+from .model import Message, build_messages
 from .render import GeneratedFile, render_package, spec_api_names
 from .schema import validate_spec
+
+
+def load_specs(spec_paths: Sequence[Path], *, warn: bool = True) -> tuple[list[Message], Facts]:
+    """Run load -> schema -> model: the validated messages and facts tables of a spec set.
+
+    Facts tables (a top-level ``"facts"`` key) take their own path: facts.schema.json.
+    """
+    raws, fact_raws = split_raws(load_paths(spec_paths))
+    facts = build_facts(fact_raws)
+    for raw in raws:
+        validate_spec(raw)
+    messages = build_messages(raws)
+    if warn:
+        warnings = [w for raw in raws for w in raw.warnings]
+        warnings += [w for message in messages for w in message.warnings]
+        warnings += api_names(facts, spec_api_names(messages))[1]
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    return messages, facts
 
 
 def generate_files(
@@ -25,21 +44,7 @@ def generate_files(
 
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
     """
-    # Facts tables (a top-level "facts" key) take their own path: facts.schema.json.
-    raws, fact_raws = split_raws(load_paths(spec_paths))
-    facts = build_facts(fact_raws)
-    for raw in raws:
-        validate_spec(raw)
-        if warn:
-            for warning in raw.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
-    messages = build_messages(raws)
-    if warn:
-        for message in messages:
-            for warning in message.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
-        for warning in api_names(facts, spec_api_names(messages))[1]:
-            print(f"warning: {warning}", file=sys.stderr)
+    messages, facts = load_specs(spec_paths, warn=warn)
     files = render_package(messages, facts)
     return format_files(files) if formatted else sorted(files, key=lambda f: f.path)
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .model import Field, Message, Struct
+from .plan import version_ranges
 from .versions import MAX_VERSION, Versions
 
 SEVERITIES = ("violation", "breaking", "info")
@@ -128,23 +129,16 @@ class SpecDiff:
 
 
 def ranges(versions: Iterable[int]) -> str:
-    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``; open ends as ``N+``."""
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``; a run up to the maximum reads ``N+``."""
     items = sorted(set(versions))
     if not items:
         return "none"
-    parts = []
-    start = prev = items[0]
-    for v in [*items[1:], None]:
-        if v is not None and v == prev + 1:
-            prev = v
-            continue
-        if prev == MAX_VERSION:
-            parts.append(f"{start}+")
-        else:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if v is not None:
-            start = prev = v
-    return ", ".join(parts)
+    text = version_ranges(items)
+    if items[-1] != MAX_VERSION:
+        return text
+    head, _, last = text.rpartition(", ")
+    open_ended = f"{last.split('-')[0]}+"
+    return f"{head}, {open_ended}" if head else open_ended
 
 
 def vset(versions: Versions) -> set[int]:
@@ -556,15 +550,9 @@ def diff_models(
 
 def load_model(path: Path) -> list[Message]:
     """The model of a spec folder, file or zip/jar, as ``generate`` builds it."""
-    from .facts import split_raws
-    from .load import load_paths
-    from .model import build_messages
-    from .schema import validate_spec
+    from .cli import load_specs
 
-    raws, _facts = split_raws(load_paths([path]))  # facts tables are no messages
-    for raw in raws:
-        validate_spec(raw)
-    return build_messages(raws)
+    return load_specs([path], warn=False)[0]
 
 
 def diff_paths(old: Path, new: Path) -> SpecDiff:

@@ -8,12 +8,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-from generator.cli import generate_files
-from generator.facts import split_raws
+from generator.cli import generate_files, load_specs
 from generator.format import write_package
-from generator.load import load_paths
-from generator.model import Message, build_messages
-from generator.schema import validate_spec
+from generator.model import Message
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
@@ -36,10 +33,7 @@ def kafka_python_specs() -> Path:
 
 
 def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
-    raws, _facts = split_raws(load_paths(spec_paths))  # facts tables are no messages
-    for raw in raws:
-        validate_spec(raw)
-    return build_messages(raws)
+    return load_specs(spec_paths, warn=False)[0]
 
 
 def generate_package(
