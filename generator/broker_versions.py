@@ -118,8 +118,8 @@ class Connection:
 
     def request(self, api_key: int, version: int, body: Any) -> tuple[int, bytes]:
         """Send one request; return ``(correlation id, response frame)``."""
-        from kafka_messages import framing  # type: ignore[import-not-found, unused-ignore]
-        from kafka_messages.headers import RequestHeader  # type: ignore[import-not-found, unused-ignore]
+        from kafka_messages import framing
+        from kafka_messages.headers import RequestHeader
 
         self.correlation_id += 1
         header = RequestHeader(
@@ -170,9 +170,9 @@ class Connection:
 
 def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], list[int]]:
     """ApiVersions with the KIP-511 downgrade: ``(version used, versions, refused)``."""
-    from kafka_messages import negotiation  # type: ignore[import-not-found, unused-ignore]
-    from kafka_messages.api_versions import ApiVersionsRequest  # type: ignore[import-not-found, unused-ignore]
-    from kafka_messages.errors import DecodeError  # type: ignore[import-not-found, unused-ignore]
+    from kafka_messages import negotiation
+    from kafka_messages.api_versions import ApiVersionsRequest
+    from kafka_messages.errors import DecodeError
 
     version = ApiVersionsRequest.MAX_VERSION
     refused: list[int] = []
@@ -208,7 +208,7 @@ def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], lis
 
 def describe_error(code: int) -> str:
     try:
-        from kafka_messages.errors import error_name  # type: ignore[import-not-found, unused-ignore]
+        from kafka_messages.errors import error_name
     except ImportError:  # a package generated without the error-code facts
         return str(code)
     return f"{code} ({error_name(code)})"
@@ -218,9 +218,9 @@ def find_brokers(
     conn: Connection, broker: dict[int, tuple[int, int]]
 ) -> list[tuple[int, str, int, str | None]]:
     """A Metadata request (no topics) at the newest common version: every broker."""
-    from kafka_messages import framing, negotiation  # type: ignore[import-not-found, unused-ignore]
-    from kafka_messages.errors import DecodeError, UnsupportedVersionError  # type: ignore[import-not-found, unused-ignore]
-    from kafka_messages.metadata import MetadataRequest  # type: ignore[import-not-found, unused-ignore]
+    from kafka_messages import framing, negotiation
+    from kafka_messages.errors import DecodeError, UnsupportedVersionError
+    from kafka_messages.metadata import MetadataRequest
 
     try:
         version = negotiation.pick_version(
@@ -265,7 +265,7 @@ def collect(host: str, port: int, timeout: float) -> list[BrokerReport]:
 
 def api_rows(report: BrokerReport) -> list[dict[str, Any]]:
     """One row per API the broker or this package knows, by api key."""
-    from kafka_messages import negotiation, registry  # type: ignore[import-not-found, unused-ignore]
+    from kafka_messages import negotiation, registry
 
     rows: list[dict[str, Any]] = []
     for key in sorted(set(report.broker) | set(registry.API_KEYS)):
@@ -286,7 +286,7 @@ def api_rows(report: BrokerReport) -> list[dict[str, Any]]:
 
 
 def as_text(reports: list[BrokerReport]) -> str:
-    from kafka_messages import registry  # type: ignore[import-not-found, unused-ignore]
+    from kafka_messages import registry
 
     blocks = []
     for report in reports:
