@@ -1,27 +1,37 @@
-"""The ``kafka-capture`` Spark data source (PySpark's Python Data Source API).
+"""The ``kafka-capture`` Spark data source (PySpark's Python Data Source API), and
+``read_frames``: the frames of capture files and pcap/pcapng files as one DataFrame.
 
 ::
 
-    from pipeline.datasource import KafkaCaptureDataSource
-    spark.dataSource.register(KafkaCaptureDataSource)
-    df = spark.read.format("kafka-capture").load(["tests/golden", "traffic.pcapng"])
+    from pipeline.datasource import read_frames
+    df = read_frames(spark, ["tests/golden", "cap0.pcap", "cap1.pcap"])
 
 Paths are files or folders (searched recursively); a file is pcap/pcapng when its magic
 number says so, a capture file (``kafka-specgen capture``'s JSON lines) when it ends in
 ``.jsonl``/``.json`` or is named explicitly. One row per frame, columns
 ``pipeline.frames.COLUMNS`` (``error`` is set on bytes that are not a whole frame).
 
-Partitions: one per pcap file (a TCP stream needs its file's packets together), and one per
-``splitBytes`` (default 64 MiB) of a capture file (its lines are independent). Options
-(strings, as Spark passes them): ``splitBytes``, ``brokerPorts`` (comma-separated: which
-side of a connection without a handshake in the pcap is the broker), ``batchRows``.
+Capture files are read as frames by the data source, one partition per ``splitBytes``
+(default 64 MiB) of a file (its lines are independent). pcap files are one capture: a TCP
+stream may go on in the next of a set of rotated files. The data source reads the TCP
+segments of each pcap file in its own partition (option ``rows`` = ``segments``: columns
+``pipeline.pcap.SEGMENT_DDL``); ``read_frames`` shuffles them by connection, sorts each
+connection's segments in capture order and reassembles them with ``pipeline.pcap.reassemble``
+(``mapInArrow``), so a connection's segments are taken from every file.
+
+Options of the data source (strings, as Spark passes them): ``rows`` (``frames``, the
+default: capture files only; ``segments``: pcap files only), ``splitBytes``,
+``batchRows``. ``read_frames`` takes ``broker_ports`` (comma-separated: which side of a
+connection without a handshake in the pcap is the broker).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterator
+from functools import partial
+from itertools import groupby
+from typing import Any, Iterable, Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -31,9 +41,14 @@ CAPTURE_SUFFIXES = (".jsonl", ".json")
 
 
 class CapturePartition(InputPartition):  # type: ignore[misc]
-    def __init__(self, path: str, kind: str, start: int = 0, end: int | None = None) -> None:
-        super().__init__((path, kind, start, end))
+    """A byte range of a capture file, or a whole pcap file (the ``file_no``-th read)."""
+
+    def __init__(
+        self, path: str, kind: str, start: int = 0, end: int | None = None, file_no: int = 0
+    ) -> None:
+        super().__init__((path, kind, start, end, file_no))
         self.path, self.kind, self.start, self.end = path, kind, start, end
+        self.file_no = file_no
 
 
 def input_files(paths: list[str]) -> list[tuple[str, str]]:
@@ -72,7 +87,9 @@ class KafkaCaptureDataSource(DataSource):  # type: ignore[misc]
         return "kafka-capture"
 
     def schema(self) -> str:
-        return SCHEMA_DDL
+        from .pcap import SEGMENT_DDL
+
+        return SEGMENT_DDL if _rows_option(dict(self.options)) == "segments" else SCHEMA_DDL
 
     def reader(self, schema: Any) -> "KafkaCaptureReader":
         return KafkaCaptureReader(dict(self.options))
@@ -82,16 +99,24 @@ class KafkaCaptureReader(DataSourceReader):  # type: ignore[misc]
     def __init__(self, options: dict[str, str]) -> None:
         lowered = {k.lower(): v for k, v in options.items()}
         self.paths = option_paths(lowered)
+        self.rows = _rows_option(lowered)
         self.split_bytes = max(1, int(lowered.get("splitbytes", 64 << 20)))
-        ports = lowered.get("brokerports", "")
-        self.broker_ports = tuple(int(p) for p in ports.split(",") if p.strip())
         self.batch_rows = max(1, int(lowered.get("batchrows", 8192)))
 
     def partitions(self) -> list[CapturePartition]:
         parts: list[CapturePartition] = []
-        for path, kind in input_files(self.paths):
+        for file_no, (path, kind) in enumerate(input_files(self.paths)):
+            if (kind == "pcap") != (self.rows == "segments"):
+                raise ValueError(
+                    f"kafka-capture: {path} is a {kind} file, and rows={self.rows} reads "
+                    + ("capture files only" if self.rows == "frames" else "pcap files only")
+                    + ": read_frames(spark, paths) reads both (pcap: TCP streams across files)"
+                )
             size = os.path.getsize(path)
-            if kind == "pcap" or size <= self.split_bytes:
+            if kind == "pcap":
+                parts.append(CapturePartition(path, kind, file_no=file_no))
+                continue
+            if size <= self.split_bytes:
                 parts.append(CapturePartition(path, kind))
                 continue
             for start in range(0, size, self.split_bytes):
@@ -101,37 +126,103 @@ class KafkaCaptureReader(DataSourceReader):  # type: ignore[misc]
         return parts or [CapturePartition("", "none")]
 
     def read(self, partition: CapturePartition) -> Iterator[Any]:
-        import pyarrow as pa
-
         if partition.kind == "none":
-            return
+            return iter(())
         if partition.kind == "pcap":
-            from .pcap import pcap_rows
+            from .pcap import SEGMENT_DDL, read_segments
 
-            rows: Any = iter(pcap_rows(partition.path, self.broker_ports))
-        else:
-            rows = capture_rows(partition.path, partition.start, partition.end)
-        schema = arrow_schema()
-        while True:
-            batch = [row for _, row in zip(range(self.batch_rows), rows)]
-            if not batch:
-                return
-            columns = list(zip(*batch))
-            yield pa.RecordBatch.from_arrays(
-                [pa.array(col, type=field.type) for col, field in zip(columns, schema)],
-                schema=schema,
-            )
+            segments = read_segments(partition.path, partition.file_no)
+            return to_batches(segments, arrow_schema(SEGMENT_DDL), self.batch_rows)
+        rows = capture_rows(partition.path, partition.start, partition.end)
+        return to_batches(rows, arrow_schema(), self.batch_rows)
 
 
-def arrow_schema() -> Any:
+def _rows_option(options: dict[str, str]) -> str:
+    rows = {k.lower(): v for k, v in options.items()}.get("rows", "frames").lower()
+    if rows not in ("frames", "segments"):
+        raise ValueError(f"kafka-capture: rows={rows!r}: frames or segments")
+    return rows
+
+
+def to_batches(rows: Iterable[tuple[Any, ...]], schema: Any, batch_rows: int = 8192) -> Any:
+    """Arrow record batches (of ``schema``, exact types) of tuples in its column order."""
+    import pyarrow as pa
+
+    rows = iter(rows)
+    while True:
+        batch = [row for _, row in zip(range(batch_rows), rows)]
+        if not batch:
+            return
+        columns = list(zip(*batch))
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(col, type=field.type) for col, field in zip(columns, schema)],
+            schema=schema,
+        )
+
+
+def arrow_schema(ddl: str = SCHEMA_DDL) -> Any:
+    """The Arrow schema of a Spark DDL of our rows (frames by default, or segments)."""
     import pyarrow as pa
 
     types = {
         "string": pa.string(),
         "double": pa.float64(),
         "int": pa.int32(),
+        "long": pa.int64(),
         "binary": pa.binary(),
     }
-    fields = [pa.field(n, types[t]) for n, t in (p.split(" ") for p in SCHEMA_DDL.split(", "))]
-    assert tuple(f.name for f in fields) == COLUMNS
+    fields = [pa.field(n, types[t]) for n, t in (p.split(" ") for p in ddl.split(", "))]
+    assert ddl != SCHEMA_DDL or tuple(f.name for f in fields) == COLUMNS
     return pa.schema(fields)
+
+
+# --- frames of capture files and pcap files ------------------------------------------------------
+
+
+def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any:
+    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture and pcap files in ``paths``.
+
+    Every pcap file is read in its own partition (its TCP segments); the segments are
+    shuffled by connection, sorted in capture order and reassembled, one connection at a
+    time (``reassemble_batches``).
+    """
+    from pyspark.sql import functions as F
+
+    spark.dataSource.register(KafkaCaptureDataSource)
+    files = input_files([str(p) for p in paths])
+    captures = [path for path, kind in files if kind == "capture"]
+    pcaps = [path for path, kind in files if kind == "pcap"]
+    parts = []
+    if captures:
+        parts.append(spark.read.format("kafka-capture").load(captures))
+    if pcaps:
+        segments = spark.read.format("kafka-capture").option("rows", "segments").load(pcaps)
+        key = [F.least("src", "dst"), F.greatest("src", "dst")]
+        ports = tuple(int(p) for p in broker_ports.split(",") if p.strip())
+        parts.append(
+            segments.repartition(*key)
+            .sortWithinPartitions(*key, "ts", "file_no", "packet")
+            .mapInArrow(partial(reassemble_batches, broker_ports=ports), SCHEMA_DDL)
+        )
+    if not parts:
+        return spark.createDataFrame([], SCHEMA_DDL)
+    frames = parts[0]
+    for part in parts[1:]:
+        frames = frames.unionByName(part)
+    return frames
+
+
+def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ()) -> Any:
+    """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
+    frame batches, reassembling one connection at a time."""
+    from .pcap import Segment, connection_key, reassemble
+
+    def segments() -> Iterator[Segment]:
+        for batch in batches:
+            yield from map(Segment._make, zip(*(c.to_pylist() for c in batch.columns)))
+
+    def rows() -> Iterator[Any]:
+        for _, connection in groupby(segments(), key=connection_key):
+            yield from reassemble(connection, broker_ports)
+
+    return to_batches(rows(), arrow_schema())

@@ -4,7 +4,9 @@
 A *row* is one frame (or one piece of a stream that could not be cut into frames) as a
 tuple in the order of ``COLUMNS``:
 
-``conn``            ``"<file name>#<connection>"`` (unique across the files of one read)
+``conn``            ``"<file name>#<connection>"`` (unique across the files of one read): the
+                    connection's number in a capture file; in pcap files the number of its
+                    first packet (in the file it starts in)
 ``ts``              Unix time (s) when the frame's last byte was seen
 ``src``, ``dst``    ``"ip:port"`` of sender and receiver (``None`` in capture files)
 ``direction``       ``"request"`` (client to broker) or ``"response"``

@@ -4,7 +4,8 @@
 
     kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH] [--master URL]
 
-Reads capture files and pcap/pcapng (the ``kafka-capture`` data source), decodes every
+Reads capture files and pcap/pcapng (``datasource.read_frames``: the ``kafka-capture`` data
+source, TCP streams of pcap files reassembled across files), decodes every
 frame with a generated package (the repo's ``kafka_messages``, or one generated from
 ``--specs`` into a temporary folder and shipped to the executors as a zip), re-encodes it
 and compares the bytes, and writes Parquet tables under ``DIR``:
@@ -287,7 +288,7 @@ def _run(
 ) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
-    from .datasource import KafkaCaptureDataSource
+    from .datasource import read_frames
     from .decode import DECODED_DDL
 
     started = time.monotonic()
@@ -297,15 +298,10 @@ def _run(
         f"decoding with package {package}"
         + (f" (from {', '.join(map(str, specs))})" if specs else "")
     )
-    spark.dataSource.register(KafkaCaptureDataSource)
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
 
-    frames = (
-        spark.read.format("kafka-capture")
-        .option("brokerPorts", broker_ports)
-        .load([str(p) for p in inputs])
-    )
+    frames = read_frames(spark, inputs, broker_ports)
     decoded = frames.mapInArrow(
         partial(_count_and_decode, package=package, counter=read_counter), DECODED_DDL
     )

@@ -16,15 +16,20 @@ the side whose first bytes read as a request header is the client; failing that 
 port is the broker. A new SYN on a 4-tuple that already carried data starts a new
 connection (port reuse).
 
-Each file is reassembled on its own: a TCP stream split over rotated capture files (e.g.
-``tcpdump -C``) is cut where the file ends (error rows, nothing silently lost).
+Files read together are one capture: a TCP stream may go on in the next of a set of rotated
+files (``tcpdump -C``/``-G``), so the segments of a connection are taken from every file, in
+``capture_order`` (time stamp, then file, then packet), before reassembly. A connection is
+named ``"<file>#<packet>"`` after its first packet (its number in that file, from 1). The
+Spark data source reads the segments of each file in its own partition, shuffles them by
+``connection_key`` and runs ``reassemble`` on each connection: the same code as
+``pcap_rows``.
 """
 
 from __future__ import annotations
 
 import os
 import struct
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from .capture import MAX_FRAME_SIZE
 from .frames import Chunk, Row, pair_frames, split_stream
@@ -44,16 +49,38 @@ class Segment(NamedTuple):
     seq: int
     flags: int
     payload: bytes
+    file: str = ""  # name of the capture file
+    file_no: int = 0  # its place among the files read together
+    packet: int = 0  # the packet's number in its file, from 1
 
 
-def read_segments(path: str) -> Iterator[Segment]:
+#: Spark's DDL of a segment (the fields of ``Segment``, in order; seq is uint32).
+SEGMENT_DDL = (
+    "ts double, src string, dst string, seq long, flags int, payload binary, file string, "
+    "file_no int, packet long"
+)
+
+
+def capture_order(segment: Segment) -> tuple[float, int, int]:
+    """Sort key of segments from several files: time stamp, then file, then packet."""
+    return segment.ts, segment.file_no, segment.packet
+
+
+def connection_key(segment: Segment) -> tuple[str, str]:
+    """The two endpoints of a segment's 4-tuple, in either direction the same."""
+    return min(segment.src, segment.dst), max(segment.src, segment.dst)
+
+
+def read_segments(path: str, file_no: int = 0, name: str | None = None) -> Iterator[Segment]:
     """The TCP segments of a pcap or pcapng file, in capture order."""
     from scapy.utils import RawPcapReader  # noqa: PLC0415 (heavy, only where pcaps are read)
 
+    name = name or os.path.basename(path)
     reader = RawPcapReader(path)
     try:
         ng = hasattr(reader, "interfaces")
         linktype = getattr(reader, "linktype", 1)
+        number = 0
         while True:
             try:
                 packet = reader._read_packet(size=READ_SIZE)
@@ -61,6 +88,7 @@ def read_segments(path: str) -> Iterator[Segment]:
                 break
             if packet is None:
                 continue
+            number += 1
             data, meta = packet
             if ng:
                 if meta.tshigh is None:
@@ -70,14 +98,16 @@ def read_segments(path: str) -> Iterator[Segment]:
             else:
                 ts = meta.sec + meta.usec / (1e9 if getattr(reader, "nano", False) else 1e6)
                 link = linktype
-            segment = parse_packet(data, link, ts)
+            segment = parse_packet(data, link, ts, name, file_no, number)
             if segment is not None:
                 yield segment
     finally:
         reader.close()
 
 
-def parse_packet(data: bytes, linktype: int, ts: float) -> Segment | None:
+def parse_packet(
+    data: bytes, linktype: int, ts: float, file: str = "", file_no: int = 0, packet: int = 0
+) -> Segment | None:
     """A TCP segment from one captured packet; ``None`` if it is not TCP over IP."""
     ip = _ip_start(data, linktype)
     if ip is None or len(data) < ip + 20:
@@ -113,7 +143,17 @@ def parse_packet(data: bytes, linktype: int, ts: float) -> Segment | None:
     offset = (data[tcp + 12] >> 4) * 4
     flags = data[tcp + 13]
     payload = data[tcp + offset : min(end, len(data))]
-    return Segment(ts, f"{src_ip}:{sport}", f"{dst_ip}:{dport}", seq, flags, bytes(payload))
+    return Segment(
+        ts,
+        f"{src_ip}:{sport}",
+        f"{dst_ip}:{dport}",
+        seq,
+        flags,
+        bytes(payload),
+        file,
+        file_no,
+        packet,
+    )
 
 
 def _ip_start(data: bytes, linktype: int) -> int | None:
@@ -193,8 +233,8 @@ class _Side:
 
 
 class _Connection:
-    def __init__(self, number: int) -> None:
-        self.number = number
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.sides: dict[str, _Side] = {}
         self.client: str | None = None  # known from a handshake
 
@@ -203,19 +243,18 @@ class _Connection:
         return any(side.items for side in self.sides.values())
 
 
-def reassemble(
-    segments: Iterable[Segment], name: str, broker_ports: Iterable[int] = ()
-) -> list[Row]:
-    """Rows (one per frame) of every Kafka connection among ``segments``."""
+def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) -> list[Row]:
+    """Rows (one per frame) of every Kafka connection among ``segments``, which come in
+    ``capture_order`` (at least those of each ``connection_key``)."""
     ports = frozenset(broker_ports)
     current: dict[tuple[str, str], _Connection] = {}
     connections: list[_Connection] = []
     for index, segment in enumerate(segments):
-        key = (min(segment.src, segment.dst), max(segment.src, segment.dst))
+        key = connection_key(segment)
         conn = current.get(key)
         syn_only = segment.flags & (SYN | ACK) == SYN
         if conn is None or (syn_only and conn.has_data):
-            conn = current[key] = _Connection(len(connections) + 1)
+            conn = current[key] = _Connection(f"{segment.file}#{segment.packet}")
             connections.append(conn)
         if segment.flags & SYN:
             conn.client = segment.src if syn_only else segment.dst
@@ -228,7 +267,7 @@ def reassemble(
         sides = conn.sides
         empty = _Side()
         rows += pair_frames(
-            f"{name}#{conn.number}",
+            conn.name,
             client or None,
             broker or None,
             split_stream(sides.get(client, empty).chunks()),
@@ -276,9 +315,12 @@ def _looks_like_request(data: bytes) -> bool:
     )
 
 
-def pcap_rows(path: str, broker_ports: Iterable[int] = (), name: str | None = None) -> list[Row]:
-    """Every frame of a pcap/pcapng file as rows."""
-    return reassemble(read_segments(path), name or os.path.basename(path), broker_ports)
+def pcap_rows(paths: str | Sequence[str], broker_ports: Iterable[int] = ()) -> list[Row]:
+    """Every frame of pcap/pcapng files (one capture: a stream may span files) as rows."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    segments = [s for n, path in enumerate(paths) for s in read_segments(path, n)]
+    segments.sort(key=capture_order)
+    return reassemble(segments, broker_ports)
 
 
 def is_pcap(path: str) -> bool:

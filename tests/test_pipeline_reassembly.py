@@ -2,7 +2,8 @@
 pcap/pcapng, framing across segments, request/response pairing, frame decoding.
 
 ``build_pcap`` (also used by the Spark tests) writes a pcap of known frames with scapy,
-splitting frames over TCP segments, reordering and retransmitting some.
+splitting frames over TCP segments, reordering and retransmitting some; ``rotated_pcaps``
+writes them as rotated files (``tcpdump -C``), cut in the middle of a frame.
 """
 
 from __future__ import annotations
@@ -97,6 +98,27 @@ def build_pcap(path: Path, conversations: list[list[Any]], ng: bool = False) -> 
             writer.write(packet)
     writer.close()
     return path
+
+
+def rotated_pcaps(folder: Path, conversations: list[list[Any]], mss: int = 100) -> list[Path]:
+    """The packets in time order as two files ``cap0.pcap`` and ``cap1.pcap``, the second
+    starting in the middle of a frame: after a full segment (``mss`` bytes), with the next
+    segment of the same direction."""
+    packets = sorted((p for conv in conversations for p in conv), key=lambda p: float(p.time))
+
+    def tcp_of(i: int) -> tuple[Any, Any, int]:
+        layer = packets[i]["TCP"]
+        return layer.sport, layer.dport, len(layer.payload)
+
+    cut = next(
+        i
+        for i in range(len(packets) // 2, len(packets))
+        if tcp_of(i - 1)[2] == mss and tcp_of(i)[:2] == tcp_of(i - 1)[:2] and tcp_of(i)[2]
+    )
+    return [
+        build_pcap(folder / "cap0.pcap", [packets[:cut]]),
+        build_pcap(folder / "cap1.pcap", [packets[cut:]]),
+    ]
 
 
 def key(row: fr.Row) -> tuple[Any, ...]:
@@ -270,6 +292,23 @@ def test_pcap_gives_the_capture_files_rows(tmp_path: Path, ng: bool) -> None:
         f"127.0.0.1:{40000 + n}" for n in range(len(conns))
     }
     assert max(len(bytes.fromhex(r["frame"])) for r in recs) > 3 * 100  # really split
+
+
+def test_a_stream_split_across_rotated_files_is_reassembled_across_them(tmp_path: Path) -> None:
+    recs = golden_records("aiokafka_producer.jsonl", 60)
+    convs = [conversation_packets(rs, 40000 + n) for n, rs in enumerate(by_conn(recs).values())]
+    whole = pcap.pcap_rows(str(build_pcap(tmp_path / "whole.pcap", convs)))
+    files = [str(p) for p in rotated_pcaps(tmp_path, convs)]
+    assert len(whole) == len(recs) and not any(r.error for r in whole)
+    each_alone = [r for f in files for r in pcap.pcap_rows(f)]
+    assert any(r.error for r in each_alone)  # the cut really splits a stream
+    for order in (files, files[::-1]):  # time stamps order the files, not their order here
+        rows = pcap.pcap_rows(order)
+        assert sorted(map(key, rows)) == sorted(map(key, whole))
+        assert sorted((r.src, r.dst) for r in rows) == sorted((r.src, r.dst) for r in whole)
+        # a connection is named after its first packet, in the file it starts in
+        assert {r.conn.partition("#")[0] for r in rows} <= {"cap0.pcap", "cap1.pcap"}
+        assert len({r.conn for r in rows}) == len({r.conn for r in whole}) == len(convs)
 
 
 def test_pcap_without_handshake_uses_broker_ports_or_the_bytes(tmp_path: Path) -> None:

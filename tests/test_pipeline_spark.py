@@ -5,8 +5,9 @@ test_pipeline_reassembly.py).
 - the golden captures through ``run_pipeline``: row counts per table, usage rows for the
   clients that made them, 100 % conformance of what decodes, errors exactly what the plain
   decoder refuses, decoded values equal the non-Spark decoder's;
-- a pcap of known frames (split over segments, out of order, retransmitted) read by the
-  ``kafka-capture`` data source decodes to the same rows as the capture file of the frames;
+- a pcap of known frames (split over segments, out of order, retransmitted) read by
+  ``read_frames`` decodes to the same rows as the capture file of the frames, and so do
+  rotated pcap files that cut a TCP stream (reassembled across the files);
 - damaged input lands in ``errors/`` and nothing is lost.
 """
 
@@ -35,7 +36,8 @@ if (
 import pyarrow.parquet as pq  # noqa: E402
 
 from pipeline import frames as fr  # noqa: E402
-from pipeline.datasource import KafkaCaptureDataSource, input_files  # noqa: E402
+from pipeline import pcap  # noqa: E402
+from pipeline.datasource import KafkaCaptureDataSource, input_files, read_frames  # noqa: E402
 from pipeline.decode import DECODED_COLUMNS, DECODED_DDL, Decoder, decode_batches  # noqa: E402
 from pipeline.decode import decode_rows  # noqa: E402
 from pipeline.job import run_pipeline, spark_session  # noqa: E402
@@ -45,6 +47,7 @@ from tests.test_pipeline_reassembly import (  # noqa: E402
     by_conn,
     conversation_packets,
     golden_records,
+    rotated_pcaps,
 )
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -176,8 +179,7 @@ def test_pcap_decodes_to_the_capture_files_rows(spark: Any, tmp_path: Path) -> N
     ]
     build_pcap(tmp_path / "traffic.pcapng", convs, ng=True)
     (tmp_path / "traffic.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    df = spark.read.format("kafka-capture").load([str(tmp_path)])
-    assert df.rdd.getNumPartitions() == 2  # one per file
+    df = read_frames(spark, [tmp_path])
     decoded = df.mapInArrow(lambda it: decode_batches(it, "kafka_messages"), DECODED_DDL)
     rows = [r.asDict() for r in decoded.collect()]
 
@@ -206,6 +208,36 @@ def test_pcap_decodes_to_the_capture_files_rows(spark: Any, tmp_path: Path) -> N
                 rec["dir"], rec["api_key"], rec["api_version"], bytes.fromhex(rec["frame"])
             )
             assert plain.body == r["body"]
+
+
+def test_rotated_pcap_files_give_the_capture_files_rows(spark: Any, tmp_path: Path) -> None:
+    """A TCP stream cut between two rotated files: reassembled across them, in Spark."""
+    recs = golden_records("aiokafka_producer.jsonl", 60)
+    convs = [conversation_packets(rs, 44000 + n) for n, rs in enumerate(by_conn(recs).values())]
+    files = rotated_pcaps(tmp_path, convs)
+    capture = tmp_path / "frames.jsonl"
+    capture.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    segments = (
+        spark.read.format("kafka-capture").option("rows", "segments").load([str(f) for f in files])
+    )
+    assert segments.rdd.getNumPartitions() == 2  # the files are read in parallel
+    with pytest.raises(Exception, match="read_frames"):  # frames of pcaps only via read_frames
+        spark.read.format("kafka-capture").load([str(tmp_path)]).collect()
+    rows = read_frames(spark, [tmp_path]).collect()
+
+    def comparable(source: str) -> list[tuple[Any, ...]]:
+        return sorted(
+            tuple(v for k, v in r.asDict().items() if k not in ("conn", "src", "dst"))
+            for r in rows
+            if r["conn"].startswith(source)
+        )
+
+    from_capture = comparable("frames.jsonl#")
+    assert len(from_capture) == len(recs) and comparable("cap") == from_capture
+    # the very rows of the plain reassembly (names and addresses too)
+    plain = pcap.pcap_rows([str(f) for f in files])
+    assert sorted(tuple(r) for r in rows if r["conn"].startswith("cap")) == sorted(plain)
+    assert len({r.conn for r in plain}) == len(convs)
 
 
 def test_damaged_input_lands_in_errors_and_nothing_is_lost(spark: Any, tmp_path: Path) -> None:
