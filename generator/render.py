@@ -132,6 +132,7 @@ class ModuleRenderer:
         self.plans = plans
         self.uses_uuid = False
         self.struct_consts: dict[str, str] = {}
+        self.empty_structs: dict[str, str] = {}
 
     def qualname(self, message: Message, struct: Struct) -> str:
         if struct is message.root:
@@ -171,8 +172,18 @@ class ModuleRenderer:
             "struct_qualname": (self.qualname(message, f.struct) if f.struct is not None else ""),
             "default_kind": default_kind,
             "default_value": default_value,
+            "empty_const": self.empty_const(message, f.struct) if default_kind == "struct" else "",
             "doc": field_doc(f),
         }
+
+    def empty_const(self, message: Message, struct: Struct | None) -> str:
+        """The module constant holding an empty ``struct`` to compare against (never handed
+        out, so never mutated): a default check then builds nothing."""
+        assert struct is not None
+        qualname = self.qualname(message, struct)
+        const = "_EMPTY_" + snake_case(qualname.replace(".", "")).upper()
+        self.empty_structs[const] = qualname
+        return const
 
     def wire_view(self, message: Message, fp: FieldPlan) -> dict[str, Any]:
         """How one field is read and written at a plan's versions."""
@@ -353,6 +364,7 @@ class ModuleRenderer:
             all_structs=all_structs,
             uses_uuid=self.uses_uuid,
             struct_consts=sorted(self.struct_consts.items()),
+            empty_structs=sorted(self.empty_structs.items()),
         )
 
 
