@@ -63,9 +63,14 @@ def truncated(pos: int, need: int, have: int, path: str) -> DecodeError:
 
 def read_uvarint(buf: Buffer, pos: int, path: str) -> tuple[int, int]:
     """An unsigned varint of at most 5 bytes (32 bits), as Kafka writes them."""
+    end = len(buf)
+    # Lengths below 16 KiB (nearly all of them) take one or two bytes.
+    if pos + 1 < end and buf[pos + 1] < 0x80:
+        if buf[pos] < 0x80:
+            return buf[pos], pos + 1
+        return (buf[pos] & 0x7F) | (buf[pos + 1] << 7), pos + 2
     value = 0
     start = pos
-    end = len(buf)
     for shift in (0, 7, 14, 21, 28):
         if pos >= end:
             raise truncated(pos, 1, 0, path)
@@ -238,7 +243,10 @@ def read_compact_nullable_array_length(
     buf: Buffer, pos: int, item_size: int, path: str
 ) -> tuple[int, int]:
     """The count, or -1 for a null array."""
-    n, after = read_uvarint(buf, pos, path)
+    if pos < len(buf) and buf[pos] < 0x80:
+        n, after = buf[pos], pos + 1
+    else:
+        n, after = read_uvarint(buf, pos, path)
     _check_count(buf, after, n - 1, item_size, path)
     return n - 1, after
 
