@@ -353,33 +353,29 @@ def import_times(runs: int) -> dict[str, Any]:
 
 
 def generation_time(runs: int) -> dict[str, Any]:
+    """Wall time of generating the trunk corpus in a fresh process: cold (an empty black
+    cache, the number the target is about) and warm (the same specs again)."""
     if not TRUNK.is_dir():
         return {"skipped": f"{TRUNK} not found"}
-    samples = []
+    cold, warm = [], []
+    files = 0
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = [
-                sys.executable,
-                "-m",
-                "generator.cli",
-                "generate",
-                "--specs",
-                str(TRUNK),
-                "--out",
-                tmp,
-                "--package",
-                "kafka_messages",
-            ]
-            t0 = time.perf_counter()
-            subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
-            samples.append(time.perf_counter() - t0)
+            cmd = [sys.executable, "-m", "generator.cli", "generate", "--specs", str(TRUNK)]
+            cmd += ["--out", tmp, "--package", "kafka_messages"]
+            env = {**os.environ, "KAFKA_SPECGEN_CACHE": str(Path(tmp, "black-cache"))}
+            for samples in (cold, warm):
+                t0 = time.perf_counter()
+                subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env=env)
+                samples.append(time.perf_counter() - t0)
             files = sum(1 for _ in Path(tmp, "kafka_messages").glob("*.py"))
     return {
         "corpus": os.path.relpath(TRUNK, ROOT),
         "formatted": True,
         "modules": files,
-        "median_s": round(statistics.median(samples), 2),
-        "samples_s": [round(s, 2) for s in samples],
+        "median_s": round(statistics.median(cold), 2),
+        "samples_s": [round(s, 2) for s in cold],
+        "warm_median_s": round(statistics.median(warm), 2),
     }
 
 
@@ -488,7 +484,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "target": TARGETS["generate"],
                 "case": "-",
-                "value": f"{gen['median_s']:.1f} s",
+                "value": f"{gen['median_s']:.1f} s cold ({gen['warm_median_s']:.1f} s warm)",
                 "met": gen["median_s"] < 10,
             }
         )
@@ -579,8 +575,9 @@ def markdown(results: dict[str, Any]) -> str:
     if "median_s" in gen:
         lines.append(
             f"`kafka-specgen generate --specs {gen['corpus']}` (formatted, "
-            f"{gen['modules']} modules, fresh process): {gen['median_s']:.1f} s "
-            f"(runs: {gen['samples_s']})"
+            f"{gen['modules']} modules, fresh process): {gen['median_s']:.1f} s with an empty "
+            f"black cache (runs: {gen['samples_s']}); {gen['warm_median_s']:.1f} s again with "
+            "the cache warm (a regeneration after a spec bump re-formats only what changed)"
         )
     else:
         lines.append(f"skipped: {gen.get('skipped', '')}")
