@@ -72,7 +72,7 @@ bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (
 .PHONY: bench bench-codecs compiled
 bench: bench-codecs bench-pipeline ## both benchmarks: the codecs beside the peers, then the Spark pipeline
 
-bench-codecs: $(VENV)/.installed ## codec benchmark beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ...")
+bench-codecs: $(VENV)/.installed ## codec benchmark, pure-Python and mypyc builds, beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ..." or "--no-compiled")
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into build/compiled (test it: KAFKA_MESSAGES_COMPILED=1 make test)

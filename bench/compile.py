@@ -1,22 +1,15 @@
 """`make compiled`: build the generated package with mypyc, into build/compiled/ (issue 6).
 
-    python bench/compile.py [--all] [--out build/compiled]
+    python bench/compile.py [--out build/compiled]
 
 Copies ``generated/kafka_messages`` unchanged to ``build/compiled/kafka_messages`` and compiles
-its modules there with mypyc (C extensions next to the sources; an extension wins over the
-``.py`` on import). The pure-Python package in ``generated/`` stays the default everywhere;
+every module there with mypyc (C extensions next to the sources; an extension wins over the
+``.py`` on import), then checks that each module really imports as an extension. The
+pure-Python package in ``generated/`` stays the default everywhere;
 ``KAFKA_MESSAGES_COMPILED=1 make test`` (see ``tests/conftest.py``) runs the tests against
-this build, and ``bench/run.py --compiled`` benchmarks it.
-
-mypyc rejects class definitions nested in a class body ("Unsupported statement in class
-body"), and every API module nests its struct classes in the message class (e.g.
-``MetadataResponse.MetadataResponsePartition``). Those modules are therefore left as pure
-Python in the build; so is ``headers``, which mypyc compiles but whose decoders then fail:
-they build instances with ``object.__new__(cls)`` (skipping ``__init__``), which a native class
-refuses ("object.__new__(RequestHeader) is not safe, use RequestHeader.__new__()"). The others
-(``_wire``, ``errors``, ``framing``, ``registry``, ...) are compiled: a partial build, reported
-as such and written to ``build/compiled/MANIFEST.json``.
-``--all`` hands every module to mypyc anyway and fails with mypyc's own errors.
+this build. ``bench/run.py`` benchmarks the same build: it calls ``build`` below to compile
+the same sources under another package name (``kafka_messages_mypyc``) into its own cache, so
+that the pure-Python and the compiled package can be imported side by side in one process.
 """
 
 from __future__ import annotations
@@ -34,100 +27,113 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "generated" / "kafka_messages"
 
 
-def nested_classes(path: Path) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [
-        f"{outer.name}.{inner.name}"
-        for outer in ast.walk(tree)
-        if isinstance(outer, ast.ClassDef)
-        for inner in outer.body
-        if isinstance(inner, ast.ClassDef)
-    ]
+class BuildError(Exception):
+    """mypyc failed, or a module handed to it does not import as an extension."""
 
 
-def builds_without_init(path: Path) -> bool:
-    """Whether the module makes instances with ``object.__new__`` (decoders skip __init__),
-    which a mypyc native class refuses at run time ("object.__new__(X) is not safe")."""
-    return "object.__new__" in path.read_text(encoding="utf-8")
+def with_imports(package_dir: Path, modules: list[str]) -> list[str]:
+    """``modules`` (names inside the package) plus every package module they import, directly
+    or not, plus ``__init__`` (imported with any of them). The generated packages import
+    each other only relatively (``from . import _wire``, ``from .errors import ...``)."""
+    seen = {"__init__"}
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse((package_dir / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level != 1:
+                continue
+            if node.module:  # from .errors import DecodeError
+                todo.append(node.module.split(".")[0])
+            else:  # from . import _wire
+                todo += [a.name for a in node.names if (package_dir / f"{a.name}.py").is_file()]
+    return sorted(seen)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--all",
-        action="store_true",
-        help="give every module to mypyc, even those it is known to reject",
-    )
-    ap.add_argument("--out", type=Path, default=ROOT / "build" / "compiled")
-    args = ap.parse_args(argv)
-    out: Path = args.out.resolve()
-    package = out / "kafka_messages"
+def build(source: Path, out: Path, package: str, modules: list[str] | None = None) -> list[str]:
+    """Copy the generated package folder ``source`` to ``out/<package>`` and compile
+    ``modules`` (names inside the package, e.g. ``_wire``, ``__init__``; default: all) there
+    with mypyc, leaving the others as ``.py``. Returns the compiled modules, after checking
+    in a fresh interpreter that each imports as an extension; raises ``BuildError`` if not.
+
+    ``out`` is emptied first and must then be on ``sys.path`` to use the build (mypyc puts the
+    modules' shared library there, beside the package). The generated packages use relative
+    imports only, so the copy works under any package name.
+    """
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(SOURCE, package, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    target = out / package
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
+    names = sorted(p.stem for p in target.glob("*.py")) if modules is None else sorted(modules)
+    missing = [m for m in names if not (target / f"{m}.py").is_file()]
+    if missing:
+        raise BuildError(f"no module(s) {', '.join(missing)} in {source}")
 
-    compile_, pure = [], {}
-    for path in sorted(package.glob("*.py")):
-        nested = nested_classes(path)
-        if nested and not args.all:
-            pure[path.stem] = (
-                f"mypyc: 'Unsupported statement in class body' (nested classes "
-                f"{', '.join(nested[:3])}{', ...' if len(nested) > 3 else ''})"
-            )
-        elif builds_without_init(path) and not args.all:
-            pure[path.stem] = (
-                "compiles, but its decoders build instances with object.__new__"
-                ", which mypyc's native classes refuse at run time"
-            )
-        else:
-            compile_.append(path)
-    print(f"mypyc: compiling {len(compile_)} modules in {out} ...", flush=True)
     proc = subprocess.run(
-        [sys.executable, "-m", "mypyc", *[str(p.relative_to(out)) for p in compile_]],
+        [sys.executable, "-m", "mypyc", *[f"{package}/{m}.py" for m in names]],
         cwd=out,
         capture_output=True,
         text=True,
     )
-    shutil.rmtree(out / "build", ignore_errors=True)  # mypyc's C sources and objects
+    # mypyc's C sources and objects, and mypy's cache: only the extensions are needed.
+    shutil.rmtree(out / "build", ignore_errors=True)
+    shutil.rmtree(out / ".mypy_cache", ignore_errors=True)
     if proc.returncode != 0:
         errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
-        print("\n".join(errors or proc.stdout.splitlines()[-30:]), file=sys.stderr)
-        print(proc.stderr[-3000:], file=sys.stderr)
-        print(f"mypyc failed ({len(errors)} errors)", file=sys.stderr)
-        return 1
+        raise BuildError(
+            "\n".join(
+                [
+                    *(errors or proc.stdout.splitlines()[-30:]),
+                    proc.stderr[-3000:].rstrip(),
+                    f"mypyc failed ({len(errors)} errors)",
+                ]
+            )
+        )
 
-    # Check what the build really imports: extensions where compiled, sources elsewhere.
+    # Check what the build really imports: an extension where compiled, else the source.
     check = (
-        "import importlib, json, kafka_messages, pkgutil\n"
-        "mods = ['__init__'] + [m.name for m in pkgutil.iter_modules(kafka_messages.__path__)]\n"
-        "print(json.dumps({m: importlib.import_module('kafka_messages' + ('' if m == '__init__'"
-        " else '.' + m)).__file__ for m in mods}))\n"
+        "import importlib, json, sys\n"
+        "pkg, names = sys.argv[1], sys.argv[2:]\n"
+        "print(json.dumps({m: importlib.import_module(pkg if m == '__init__' else pkg + '.' + m)"
+        ".__file__ for m in names}))\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(out))
-    files = json.loads(
-        subprocess.run(
-            [sys.executable, "-c", check],
-            env=env,
-            cwd=out,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+    proc = subprocess.run(
+        [sys.executable, "-c", check, package, *names],
+        env=dict(os.environ, PYTHONPATH=str(out)),
+        cwd=out,
+        capture_output=True,
+        text=True,
     )
+    if proc.returncode != 0:
+        raise BuildError(f"the mypyc build does not import:\n{proc.stderr[-3000:]}")
+    files: dict[str, str] = json.loads(proc.stdout)
     compiled = sorted(m for m, f in files.items() if f.endswith((".so", ".pyd")))
-    manifest = {
-        "source": str(SOURCE.relative_to(ROOT)),
-        "mypyc_compiled": compiled,
-        "pure_python": pure,
-        "partial": bool(pure),
-    }
-    (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    print(f"compiled with mypyc: {', '.join(compiled)}")
+    pure = [m for m in names if m not in compiled]
     if pure:
-        print("left as pure Python (mypyc cannot compile them unchanged):")
-        for name, why in pure.items():
-            print(f"  {name}: {why}")
-        print("PARTIAL BUILD: the codecs of the API modules above still run as Python.")
+        raise BuildError(f"not compiled, though handed to mypyc: {', '.join(pure)}")
+    return compiled
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "compiled")
+    args = ap.parse_args(argv)
+    out: Path = args.out.resolve()
+    count = len(list(SOURCE.glob("*.py")))
+    print(f"mypyc: compiling {count} modules in {out} ...", flush=True)
+    try:
+        compiled = build(SOURCE, out, "kafka_messages")
+    except BuildError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    (out / "MANIFEST.json").write_text(
+        json.dumps({"source": str(SOURCE.relative_to(ROOT)), "mypyc_compiled": compiled}, indent=2)
+        + "\n"
+    )
+    print(f"compiled with mypyc: {', '.join(compiled)}")
     print(f"use it: KAFKA_MESSAGES_COMPILED=1 make test, or PYTHONPATH={out}")
     return 0
 
