@@ -9,6 +9,7 @@ derived from ours by the adapters in ``tests/peers.py``, so all three describe t
 from __future__ import annotations
 
 import random
+import sys
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -30,8 +31,12 @@ def _records(seed: int) -> bytes:
 
 
 def api_versions_response(cls: type) -> Any:
+    api = sys.modules[cls.__module__]  # the struct classes live beside the message
     # 70 api keys plus a finalized-features epoch tag: 508 bytes at v3.
-    keys = [cls.ApiVersion(api_key=k, min_version=0, max_version=(k % 13) + 1) for k in range(70)]
+    keys = [
+        api.ApiVersionsResponseApiVersion(api_key=k, min_version=0, max_version=(k % 13) + 1)
+        for k in range(70)
+    ]
     return cls(error_code=0, api_keys=keys, throttle_time_ms=0, finalized_features_epoch=42)
 
 
@@ -40,13 +45,15 @@ def api_versions_request(cls: type) -> Any:
 
 
 def metadata_request(cls: type) -> Any:
-    topics = [cls.MetadataRequestTopic(name=f"bench-topic-{t:03d}") for t in range(20)]
+    api = sys.modules[cls.__module__]  # the struct classes live beside the message
+    topics = [api.MetadataRequestTopic(name=f"bench-topic-{t:03d}") for t in range(20)]
     return cls(topics=topics, allow_auto_topic_creation=True)
 
 
 def metadata_response(cls: type) -> Any:
+    api = sys.modules[cls.__module__]  # the struct classes live beside the message
     brokers = [
-        cls.MetadataResponseBroker(
+        api.MetadataResponseBroker(
             node_id=b, host=f"broker-{b}.kafka.internal", port=9092, rack=f"rack-{b}"
         )
         for b in range(3)
@@ -54,7 +61,7 @@ def metadata_response(cls: type) -> Any:
     topics = []
     for t in range(50):
         partitions = [
-            cls.MetadataResponsePartition(
+            api.MetadataResponsePartition(
                 error_code=0,
                 partition_index=p,
                 leader_id=p % 3,
@@ -66,7 +73,7 @@ def metadata_response(cls: type) -> Any:
             for p in range(20)
         ]
         topics.append(
-            cls.MetadataResponseTopic(
+            api.MetadataResponseTopic(
                 error_code=0,
                 name=f"topic-{t:04d}",
                 topic_id=uuid.UUID(int=(t + 1) * 0x1234567890ABCDEF),
@@ -85,11 +92,13 @@ def metadata_response(cls: type) -> Any:
 
 
 def produce_request(cls: type) -> Any:
+    api = sys.modules[cls.__module__]  # the struct classes live beside the message
     topics = [
-        cls.TopicProduceData(
+        api.ProduceRequestTopicProduceData(
             name=f"bench-topic-{t}",
             partition_data=[
-                cls.PartitionProduceData(index=p, records=_records(t * 4 + p)) for p in range(4)
+                api.ProduceRequestPartitionProduceData(index=p, records=_records(t * 4 + p))
+                for p in range(4)
             ],
         )
         for t in range(5)
@@ -98,11 +107,12 @@ def produce_request(cls: type) -> Any:
 
 
 def fetch_response(cls: type) -> Any:
+    api = sys.modules[cls.__module__]  # the struct classes live beside the message
     topics = [
-        cls.FetchableTopicResponse(
+        api.FetchResponseFetchableTopicResponse(
             topic=f"bench-topic-{t}",
             partitions=[
-                cls.PartitionData(
+                api.FetchResponsePartitionData(
                     partition_index=p,
                     error_code=0,
                     high_watermark=100_000 + p,

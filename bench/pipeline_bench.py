@@ -29,25 +29,33 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kafka_messages import framing  # noqa: E402
-from kafka_messages.api_versions import ApiVersionsRequest, ApiVersionsResponse  # noqa: E402
+from kafka_messages.api_versions import (  # noqa: E402
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    ApiVersionsResponseApiVersion,
+)
 from kafka_messages.headers import RequestHeader, ResponseHeader  # noqa: E402
-from kafka_messages.metadata import MetadataRequest, MetadataResponse  # noqa: E402
+from kafka_messages.metadata import (  # noqa: E402
+    MetadataRequest,
+    MetadataRequestTopic,
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+)
 
 
 def templates() -> list[tuple[str, int, int, bytes, bytes]]:
     """``(dir, api_key, version, header prefix before the correlation id, rest)`` per kind."""
     topics = [f"orders-{i}" for i in range(3)]
-    md_req = MetadataRequest(topics=[MetadataRequest.MetadataRequestTopic(name=t) for t in topics])
-    P = MetadataResponse.MetadataResponsePartition
+    md_req = MetadataRequest(topics=[MetadataRequestTopic(name=t) for t in topics])
+    P = MetadataResponsePartition
     md_resp = MetadataResponse(
-        brokers=[
-            MetadataResponse.MetadataResponseBroker(node_id=n, host=f"b{n}", port=9092)
-            for n in range(3)
-        ],
+        brokers=[MetadataResponseBroker(node_id=n, host=f"b{n}", port=9092) for n in range(3)],
         cluster_id="bench",
         controller_id=0,
         topics=[
-            MetadataResponse.MetadataResponseTopic(
+            MetadataResponseTopic(
                 name=t,
                 partitions=[
                     P(
@@ -65,7 +73,7 @@ def templates() -> list[tuple[str, int, int, bytes, bytes]]:
     av_req = ApiVersionsRequest(client_software_name="bench-client", client_software_version="1.0")
     av_resp = ApiVersionsResponse(
         api_keys=[
-            ApiVersionsResponse.ApiVersion(api_key=k, min_version=0, max_version=v)
+            ApiVersionsResponseApiVersion(api_key=k, min_version=0, max_version=v)
             for k, v in ((3, 12), (18, 4))
         ]
     )

@@ -63,8 +63,8 @@ RESERVED_ATTRIBUTES = frozenset(
         "offset",
     }
 )
-#: Names the generated modules import or define at top level; a struct or message
-#: with one of these names would shadow them.
+#: Names the generated modules import or define at top level; a message with one of these
+#: names would shadow them (struct classes carry their message's name as a prefix).
 RESERVED_CLASS_NAMES = frozenset(
     {
         "Any",
@@ -192,6 +192,16 @@ class Message:
             if self.type == suffix.lower() and self.name.endswith(suffix):
                 return self.name[: -len(suffix)]
         return self.name
+
+    def class_name(self, struct: Struct) -> str:
+        """The module-level class name of ``struct``: the message's own name, or a struct
+        name prefixed with the message name unless it already starts with it
+        (``MetadataResponseTopic`` stays, VoteRequest's ``TopicData`` becomes
+        ``VoteRequestTopicData``). Kafka scopes struct names to a message, and one module
+        holds a request and its response, which often share struct names."""
+        if struct is self.root or struct.name.startswith(self.name):
+            return struct.name
+        return self.name + struct.name
 
 
 def snake_case(name: str) -> str:
@@ -352,7 +362,7 @@ class MessageBuilder:
         for name in sorted(set(self.common_specs) - set(self.built)):
             self.common_struct(name)
         deprecated = self.versions(data.get("deprecatedVersions", "none"), "deprecatedVersions")
-        return Message(
+        message = Message(
             source=self.source,
             name=self.name,
             type=kind,
@@ -367,6 +377,22 @@ class MessageBuilder:
             warnings=tuple(self.warnings),
             notes=self.raw.notes,
         )
+        self.check_class_names(message)
+        return message
+
+    def check_class_names(self, message: Message) -> None:
+        """Structs ``Topic`` and ``MetadataResponseTopic`` would both be class
+        ``MetadataResponseTopic``: refuse rather than pick one."""
+        seen: dict[str, str] = {}
+        for struct in (message.root, *message.structs):
+            name = message.class_name(struct)
+            if name in seen:
+                raise self.fail(
+                    "class-name",
+                    f"structs {seen[name]} and {struct.name} would both be class {name}",
+                    struct=struct.name,
+                )
+            seen[name] = struct.name
 
     def common_struct(self, name: str) -> Struct:
         """A common struct, built once at the message's versions (uses may narrow them)."""
@@ -388,12 +414,6 @@ class MessageBuilder:
         common: bool,
         top_level: bool = False,
     ) -> Struct:
-        if name in RESERVED_CLASS_NAMES or keyword.iskeyword(name):
-            raise self.fail(
-                "reserved-name",
-                f"struct name {name!r} clashes with a name the generated module uses",
-                struct=name,
-            )
         if not top_level and name == self.name:
             raise self.fail(
                 "struct-name", f"struct {name} has the name of its message", struct=name

@@ -75,19 +75,13 @@ class Planner:
         self.stems = self.function_stems()
 
     def function_stems(self) -> dict[str, str]:
-        """Function-name stems per struct, unique within the message's module."""
+        """Function-name stems per struct: its class name in snake case, unique in the module
+        because class names are."""
         message = self.message
-        prefix = snake_case(message.name)
-        stems = {message.name: prefix}
-        for struct in message.structs:
-            rest = struct.name
-            if rest.startswith(message.name) and rest != message.name:
-                rest = rest[len(message.name) :]
-            stem = f"{prefix}_{snake_case(rest)}"
-            if stem in stems.values():
-                stem = f"{prefix}__{snake_case(struct.name)}"
-            stems[struct.name] = stem
-        return stems
+        return {
+            struct.name: snake_case(message.class_name(struct))
+            for struct in (message.root, *message.structs)
+        }
 
     def plan(self, struct: Struct, version: int) -> StructPlan:
         message = self.message

@@ -131,13 +131,8 @@ class ModuleRenderer:
     def __init__(self, plans: list[MessagePlans]) -> None:
         self.plans = plans
         self.uses_uuid = False
-        self.struct_consts: dict[str, str] = {}
+        self.struct_formats: set[str] = set()
         self.empty_structs: dict[str, str] = {}
-
-    def qualname(self, message: Message, struct: Struct) -> str:
-        if struct is message.root:
-            return message.name
-        return f"{message.name}.{struct.name}"
 
     def field_view(self, message: Message, f: Field) -> dict[str, Any]:
         ftype = f.type
@@ -169,7 +164,7 @@ class ModuleRenderer:
             "is_array": ftype.is_array,
             "element_kind": element_kind,
             "nullable_any": bool(f.nullable_versions.intersect(f.versions)) or default is None,
-            "struct_qualname": (self.qualname(message, f.struct) if f.struct is not None else ""),
+            "struct_class": (message.class_name(f.struct) if f.struct is not None else ""),
             "default_kind": default_kind,
             "default_value": default_value,
             "empty_const": self.empty_const(message, f.struct) if default_kind == "struct" else "",
@@ -180,9 +175,9 @@ class ModuleRenderer:
         """The module constant holding an empty ``struct`` to compare against (never handed
         out, so never mutated): a default check then builds nothing."""
         assert struct is not None
-        qualname = self.qualname(message, struct)
-        const = "_EMPTY_" + snake_case(qualname.replace(".", "")).upper()
-        self.empty_structs[const] = qualname
+        class_name = message.class_name(struct)
+        const = "_EMPTY_" + snake_case(class_name).upper()
+        self.empty_structs[const] = class_name
         return const
 
     def wire_view(self, message: Message, fp: FieldPlan) -> dict[str, Any]:
@@ -213,7 +208,7 @@ class ModuleRenderer:
                 null_bytes=repr(b"\x00" if fp.compact else b"\xff\xff\xff\xff"),
                 local=f"{f.attr}_list",
                 element_type=(
-                    self.qualname(message, f.struct)
+                    message.class_name(f.struct)
                     if f.struct is not None
                     else {
                         "string": "str",
@@ -226,7 +221,9 @@ class ModuleRenderer:
                 item_size=max(1, min_size(element.text, fp.compact, fp.child)),
             )
             if element.text in FIXED_TYPES:
-                view.update(element_wire="fixed", element_code=FIXED_TYPES[element.text][1])
+                view.update(
+                    element_wire="fixed", element_items=f"{FIXED_TYPES[element.text][0]}_ITEMS"
+                )
             elif element.is_struct:
                 view.update(element_wire="struct")
             else:
@@ -255,7 +252,7 @@ class ModuleRenderer:
             "function": plan.function,
             "versions": plan.versions,
             "version_label": plan.version_label,
-            "qualname": self.qualname(message, plan.struct),
+            "class_name": message.class_name(plan.struct),
             "flexible": plan.flexible,
             "regular": [with_view(fp) for fp in plan.regular],
             "tagged": [with_view(fp, in_tag=True) for fp in plan.tagged],
@@ -278,21 +275,19 @@ class ModuleRenderer:
         }
 
     def steps(self, regular: tuple[FieldPlan, ...], with_view: Any) -> list[dict[str, Any]]:
-        """Regular fields in order, runs of fixed-size ones merged into one struct call."""
+        """Regular fields in order, each run of fixed-size ones (even of one) read and written
+        with one call of a module-level bound ``struct`` method."""
         steps: list[dict[str, Any]] = []
         run: list[FieldPlan] = []
 
         def flush() -> None:
-            if len(run) == 1:
-                steps.append({"run": False, "fp": with_view(run[0])})
-            elif run:
+            if run:
                 fmt = ">" + "".join(FIXED_TYPES[fp.field.type.text][1] for fp in run)
-                const = "_S_" + fmt[1:].replace("?", "o")
-                self.struct_consts[const] = fmt
+                self.struct_formats.add(fmt[1:])
                 steps.append(
                     {
                         "run": True,
-                        "const": const,
+                        "format": fmt[1:],
                         "attrs": [fp.field.attr for fp in run],
                         "size": sum(FIXED_TYPES[fp.field.type.text][2] for fp in run),
                     }
@@ -320,7 +315,7 @@ class ModuleRenderer:
         known_tags = has_known_tags(mp, struct)
         view = {
             "name": struct.name,
-            "qualname": self.qualname(message, struct),
+            "class_name": message.class_name(struct),
             "stem": (
                 versions[min(versions)].function.rsplit("_v", 1)[0]
                 if versions
@@ -337,7 +332,6 @@ class ModuleRenderer:
                 [f.attr for f in struct.fields]
                 + (["unknown_tagged_fields"] if has_flexible_plan(mp, struct) else [])
             ),
-            "nested": [],
         }
         if is_message:
             flexible = message.flexible_versions.intersect(message.valid_versions)
@@ -347,13 +341,16 @@ class ModuleRenderer:
                 max_version=message.valid_versions.hi,
                 flexible_min=None if flexible.empty else flexible.lo,
                 latest_version_unstable=message.latest_version_unstable,
-                nested=[self.class_view(mp, s) for s in message.structs],
             )
         return view
 
     def render(self, env: jinja2.Environment, header: str, doc: str) -> str:
-        classes = [self.class_view(mp, mp.message.root) for mp in self.plans]
-        all_structs = [view for cls in classes for view in [*cls["nested"], cls]]
+        # Leaves first, each message after its structs: a class exists before a default uses it.
+        classes = [
+            self.class_view(mp, struct)
+            for mp in self.plans
+            for struct in (*mp.message.structs, mp.message.root)
+        ]
         plans = [self.plan_view(mp.message, plan) for mp in self.plans for plan in mp.plans]
         template = env.get_template("module.py.j2")
         return template.render(
@@ -361,9 +358,8 @@ class ModuleRenderer:
             module_doc=doc,
             classes=classes,
             plans=plans,
-            all_structs=all_structs,
             uses_uuid=self.uses_uuid,
-            struct_consts=sorted(self.struct_consts.items()),
+            struct_formats=sorted(self.struct_formats),
             empty_structs=sorted(self.empty_structs.items()),
         )
 
@@ -479,11 +475,29 @@ def group_modules(messages: Iterable[Message]) -> list[ModuleSpec]:
                 "uses for itself",
             )
         groups.setdefault(name, []).append(message)
+    for group in groups.values():
+        check_class_names(group)
     order = {"request": 0, "response": 1}
     return [
         ModuleSpec(name, tuple(sorted(group, key=lambda m: (order.get(m.type, 2), m.name))))
         for name, group in sorted(groups.items())
     ]
+
+
+def check_class_names(messages: list[Message]) -> None:
+    """Every class of one module needs its own name (each message checked its own)."""
+    owners: dict[str, Message] = {}
+    for message in messages:
+        for struct in (message.root, *message.structs):
+            name = message.class_name(struct)
+            other = owners.setdefault(name, message)
+            if other is not message:
+                raise SpecError(
+                    message.source,
+                    "class-name",
+                    f"{message.name} and {other.name} would both define class {name} "
+                    "in one module",
+                )
 
 
 def file_header(sources: Iterable[str]) -> str:
@@ -541,7 +555,7 @@ def runtime_files(
     runtime = file_header(["(runtime, no spec)"])
     names, _ = api_names(facts, spec_api_names(messages))
     files = [
-        render("_wire.py", runtime),
+        render("_wire.py", runtime, fixed_items=sorted(FIXED_TYPES.values())),
         render(
             "errors.py",
             facts_header(runtime, [facts.error_codes_source]),

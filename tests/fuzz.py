@@ -137,9 +137,9 @@ def random_instance(cls: type, message: Message, version: int, rng: random.Rando
         if flexible and rng.random() < 0.3:
             first = max((f.tag for f in s.fields if f.tag is not None), default=-1) + 1
             tags = sorted(rng.sample(range(first, first + 30), rng.randint(1, 2)))
-            kwargs["unknown_tagged_fields"] = [
+            kwargs["unknown_tagged_fields"] = tuple(
                 raw_tag(t, rng.randbytes(rng.randint(0, 6))) for t in tags
-            ]
+            )
         return struct_class(cls, message, s)(**kwargs)
 
     def value(f: Field, ftype: FieldType, depth: int) -> Any:

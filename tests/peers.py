@@ -23,6 +23,8 @@ from typing import Any
 
 from generator.model import Field, FieldType, Message, Struct
 
+from tests.strategies import struct_class
+
 ZERO_UUID = uuid.UUID(int=0)
 
 
@@ -37,12 +39,6 @@ class Inexpressible(Exception):
 # --- helpers on our side -------------------------------------------------------------------
 
 
-def struct_class(message_cls: type, message: Message, struct: Struct) -> type:
-    if struct is message.root:
-        return message_cls
-    return getattr(message_cls, struct.name)  # type: ignore[no-any-return]
-
-
 def default_of(cls: type, attr: str) -> Any:
     return getattr(cls(), attr)
 
@@ -55,7 +51,7 @@ def strip_unknown_tags(obj: Any) -> Any:
     """Drop ``unknown_tagged_fields`` everywhere: neither peer can write raw unknown tags."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         if hasattr(obj, "unknown_tagged_fields"):
-            obj.unknown_tagged_fields = []
+            obj.unknown_tagged_fields = ()
         for fld in dataclasses.fields(obj):
             strip_unknown_tags(getattr(obj, fld.name))
     elif isinstance(obj, list):

@@ -20,6 +20,7 @@ Rules, for one struct at one version:
 from __future__ import annotations
 
 import importlib
+import sys
 import uuid
 from types import ModuleType
 from typing import Any, Callable
@@ -57,10 +58,9 @@ def message_class(package: ModuleType | str, message: Message) -> type:
 
 
 def struct_class(message_cls: type, message: Message, struct: Struct) -> type:
-    """The class of ``struct``: the message class for its root, else a nested class."""
-    if struct is message.root:
-        return message_cls
-    return getattr(message_cls, struct.name)  # type: ignore[no-any-return]
+    """The class of ``struct``: a module-level class beside ``message_cls``."""
+    module = sys.modules[message_cls.__module__]
+    return getattr(module, message.class_name(struct))  # type: ignore[no-any-return]
 
 
 def resolve(cls_or_lookup: Any, message: Message) -> type:
@@ -131,7 +131,7 @@ class InstanceBuilder:
         if self.flexible:
             raw_tag = self.raw_tag
             values["unknown_tagged_fields"] = unknown_tags(struct).map(
-                lambda items: [raw_tag(tag, data) for tag, data in items]
+                lambda items: tuple(raw_tag(tag, data) for tag, data in items)
             )
         return st.fixed_dictionaries(values).map(lambda kwargs: cls(**kwargs))
 

@@ -63,23 +63,27 @@ def populated(mod: ModuleType, v: int) -> Any:
     """A request with a non-default value in every field that exists at ``v``."""
     R = mod.AllFeaturesRequest
     topics = [
-        R.TopicData(
+        mod.AllFeaturesRequestTopicData(
             name="t1",
             topic_id=UUID_B if v >= 1 else UUID(int=0),
             partitions=[
-                R.PartitionData(
+                mod.AllFeaturesRequestPartitionData(
                     index=0,
                     replicas=[
-                        R.Replica(broker_id=1, info=R.CommonInfo(host="h1", port=9092)),
-                        R.Replica(broker_id=2, info=R.CommonInfo(host="", port=65535)),
+                        mod.AllFeaturesRequestReplica(
+                            broker_id=1, info=mod.AllFeaturesRequestCommonInfo(host="h1", port=9092)
+                        ),
+                        mod.AllFeaturesRequestReplica(
+                            broker_id=2, info=mod.AllFeaturesRequestCommonInfo(host="", port=65535)
+                        ),
                     ],
                     partition_tag=5 if v >= 2 else 0,
                 ),
-                R.PartitionData(index=1),
+                mod.AllFeaturesRequestPartitionData(index=1),
             ],
             topic_tag="tt" if v >= 2 else None,
         ),
-        R.TopicData(name="t2"),
+        mod.AllFeaturesRequestTopicData(name="t2"),
     ]
     x = R(
         bool_field=False,
@@ -106,8 +110,12 @@ def populated(mod: ModuleType, v: int) -> Any:
         added_field=99 if v >= 3 else -1,
         classic_string="classic",
         topics=topics,
-        common=R.CommonInfo(host="common", port=1),
-        nullable_struct=(None if v == 2 else R.NullStruct(x=-3)) if v >= 1 else R.NullStruct(),
+        common=mod.AllFeaturesRequestCommonInfo(host="common", port=1),
+        nullable_struct=(
+            (None if v == 2 else mod.AllFeaturesRequestNullStruct(x=-3))
+            if v >= 1
+            else mod.AllFeaturesRequestNullStruct()
+        ),
     )
     if v >= 2:
         x.tagged_int = 1
@@ -115,10 +123,15 @@ def populated(mod: ModuleType, v: int) -> Any:
         x.tagged_int16 = 7
         x.tagged_uuid = UUID_B
         x.tagged_int32_array = [3, 4]
-        x.tagged_struct = R.TaggedStructData(a=1, b="b")
-        x.tagged_struct_array = [R.TaggedItem(id=1, host="x"), R.TaggedItem(id=2, host="")]
-        x.tagged_nullable_struct = R.NullableTagged(epoch=3)
-        x.tagged_nullable_struct_no_default = None if v == 2 else R.NullableTaggedNoDefault(epoch=8)
+        x.tagged_struct = mod.AllFeaturesRequestTaggedStructData(a=1, b="b")
+        x.tagged_struct_array = [
+            mod.AllFeaturesRequestTaggedItem(id=1, host="x"),
+            mod.AllFeaturesRequestTaggedItem(id=2, host=""),
+        ]
+        x.tagged_nullable_struct = mod.AllFeaturesRequestNullableTagged(epoch=3)
+        x.tagged_nullable_struct_no_default = (
+            None if v == 2 else mod.AllFeaturesRequestNullableTaggedNoDefault(epoch=8)
+        )
     if v >= 3:
         x.tagged_late = 4
     return x
@@ -130,8 +143,8 @@ def response(mod: ModuleType, v: int) -> Any:
         throttle_time_ms=100,
         error_code=-1,
         results=[
-            S.Result(name="a", error_code=3, error_message="bad"),
-            S.Result(name="b", error_code=0, error_message=None),
+            mod.AllFeaturesResponseResult(name="a", error_code=3, error_message="bad"),
+            mod.AllFeaturesResponseResult(name="b", error_code=0, error_message=None),
         ],
         leader_epoch=9 if v >= 2 else -1,
     )
@@ -258,7 +271,7 @@ def small(data_mod: ModuleType, v: int) -> Any:
         blob=b"\x01\x02",
         nums=[1, 2],
         legacy="xy",
-        entries=[D.Entry(key="k", value=7)],
+        entries=[data_mod.AllFeaturesDataEntry(key="k", value=7)],
         removed=3 if v <= 1 else 0,
         tag_a=5 if v == 2 else 0,
         tag_b="t" if v == 2 else None,
@@ -364,25 +377,25 @@ def test_unknown_tags_kept_and_reemitted_in_order(data_mod: ModuleType, wire: Mo
     )
     x = D.decode(data, 2)
     assert (x.tag_a, x.tag_b) == (5, "t")
-    assert x.unknown_tagged_fields == [(3, b"\xaa"), (7, b"\xbb\xcc")]
+    assert x.unknown_tagged_fields == ((3, b"\xaa"), (7, b"\xbb\xcc"))
     assert x.encode(2) == data
     # built by hand, unknown tags given out of order: written merged in tag order
     y = D(
         tag_a=5,
         tag_b="t",
-        unknown_tagged_fields=[
+        unknown_tagged_fields=(
             wire.RawTaggedField(7, b"\xbb\xcc"),
             wire.RawTaggedField(3, b"\xaa"),
-        ],
+        ),
     )
     assert y.encode(2).hex() == data.hex()
     # unknown tag 1 (a known tag not set) sorts between the known tag 0 and tag 3
     z = D(
         tag_a=5,
-        unknown_tagged_fields=[
+        unknown_tagged_fields=(
             wire.RawTaggedField(3, b"\xaa"),
             wire.RawTaggedField(1, b"\x01\x00"),
-        ],
+        ),
     )
     assert (
         z.encode(2).hex()
@@ -398,14 +411,14 @@ def test_unknown_tags_in_nested_struct(data_mod: ModuleType) -> None:
         "00"
     )
     x = data_mod.AllFeaturesData.decode(data, 2)
-    assert x.entries[0].unknown_tagged_fields == [(5, b"abc")]
+    assert x.entries[0].unknown_tagged_fields == ((5, b"abc"),)
     assert x.encode(2) == data
 
 
 def test_unknown_tags_in_non_flexible_version(
     data_mod: ModuleType, wire: ModuleType, errors: ModuleType
 ) -> None:
-    x = data_mod.AllFeaturesData(unknown_tagged_fields=[wire.RawTaggedField(3, b"")])
+    x = data_mod.AllFeaturesData(unknown_tagged_fields=(wire.RawTaggedField(3, b""),))
     assert x.encode(2).endswith(bytes.fromhex("01 03 00"))
     with pytest.raises(errors.EncodeError):
         x.encode(1)
@@ -414,7 +427,7 @@ def test_unknown_tags_in_non_flexible_version(
 def test_unknown_tag_repeating_a_known_tag(
     data_mod: ModuleType, wire: ModuleType, errors: ModuleType
 ) -> None:
-    x = data_mod.AllFeaturesData(tag_a=1, unknown_tagged_fields=[wire.RawTaggedField(0, b"")])
+    x = data_mod.AllFeaturesData(tag_a=1, unknown_tagged_fields=(wire.RawTaggedField(0, b""),))
     with pytest.raises(errors.EncodeError):
         x.encode(2)
 
@@ -450,8 +463,8 @@ def test_request_tagged_section_by_hand(mod: ModuleType) -> None:
         tagged_int=1,
         tagged_string="ts",
         tagged_int32_array=[3],
-        tagged_struct=R.TaggedStructData(a=1, b="b"),
-        tagged_nullable_struct=R.NullableTagged(epoch=2),
+        tagged_struct=mod.AllFeaturesRequestTaggedStructData(a=1, b="b"),
+        tagged_nullable_struct=mod.AllFeaturesRequestNullableTagged(epoch=2),
     )
     tail = bytes.fromhex(
         "05 00 04 00000001"  # tag 0: int32 1
@@ -467,14 +480,21 @@ def test_request_tagged_section_by_hand(mod: ModuleType) -> None:
 def test_nullable_tagged_struct_without_null_default(mod: ModuleType) -> None:
     R = mod.AllFeaturesRequest
     plain = R().encode(2)
-    assert R(tagged_nullable_struct_no_default=R.NullableTaggedNoDefault()).encode(2) == plain
+    assert (
+        R(tagged_nullable_struct_no_default=mod.AllFeaturesRequestNullableTaggedNoDefault()).encode(
+            2
+        )
+        == plain
+    )
     # null differs from the (empty struct) default, so it is written: tag 9, size 1, and a
     # uvarint 0 marker, as Kafka's generated writer does for a null tagged struct.
     data = R(tagged_nullable_struct_no_default=None).encode(2)
     assert data[: len(plain) - 1] == plain[:-1]
     assert data[len(plain) - 1 :] == bytes.fromhex("01 09 01 00")
     assert R.decode(data, 2).tagged_nullable_struct_no_default is None
-    present = R(tagged_nullable_struct_no_default=R.NullableTaggedNoDefault(epoch=1))
+    present = R(
+        tagged_nullable_struct_no_default=mod.AllFeaturesRequestNullableTaggedNoDefault(epoch=1)
+    )
     assert present.encode(2)[len(plain) - 1 :].hex() == (
         "01" "09" "06" "01" "00000001" "00"
     )  # size 6: present marker 1, Epoch, no tags
@@ -532,7 +552,12 @@ def test_non_ignorable_field_missing_in_version(
 
 def test_nested_field_missing_in_version(mod: ModuleType, errors: ModuleType) -> None:
     R = mod.AllFeaturesRequest
-    x = R(topics=[R.TopicData(name="a"), R.TopicData(name="b", topic_id=UUID_A)])
+    x = R(
+        topics=[
+            mod.AllFeaturesRequestTopicData(name="a"),
+            mod.AllFeaturesRequestTopicData(name="b", topic_id=UUID_A),
+        ]
+    )
     with pytest.raises(errors.EncodeError) as caught:
         x.encode(0)
     text = str(caught.value)
@@ -599,10 +624,17 @@ def test_none_in_nested_non_nullable_field(mod: ModuleType, errors: ModuleType) 
     R = mod.AllFeaturesRequest
     x = R(
         topics=[
-            R.TopicData(
+            mod.AllFeaturesRequestTopicData(
                 name="a",
                 partitions=[
-                    R.PartitionData(index=0, replicas=[R.Replica(info=R.CommonInfo(host=None))])
+                    mod.AllFeaturesRequestPartitionData(
+                        index=0,
+                        replicas=[
+                            mod.AllFeaturesRequestReplica(
+                                info=mod.AllFeaturesRequestCommonInfo(host=None)
+                            )
+                        ],
+                    )
                 ],
             )
         ]
@@ -618,8 +650,13 @@ def test_none_in_nested_non_nullable_struct(mod: ModuleType, errors: ModuleType)
     R = mod.AllFeaturesRequest
     x = R(
         topics=[
-            R.TopicData(
-                name="a", partitions=[R.PartitionData(index=0, replicas=[R.Replica(info=None)])]
+            mod.AllFeaturesRequestTopicData(
+                name="a",
+                partitions=[
+                    mod.AllFeaturesRequestPartitionData(
+                        index=0, replicas=[mod.AllFeaturesRequestReplica(info=None)]
+                    )
+                ],
             )
         ]
     )
@@ -683,7 +720,7 @@ def test_dict_round_trip(mod: ModuleType, v: int) -> None:
 
 
 def test_dict_round_trip_with_unknown_tags(data_mod: ModuleType, wire: ModuleType) -> None:
-    x = data_mod.AllFeaturesData(unknown_tagged_fields=[wire.RawTaggedField(4, b"\x00\x01")])
+    x = data_mod.AllFeaturesData(unknown_tagged_fields=(wire.RawTaggedField(4, b"\x00\x01"),))
     back = data_mod.AllFeaturesData.from_dict(json.loads(json.dumps(x.to_dict())))
     assert back == x
 

@@ -25,9 +25,13 @@ from tests.tansu import TansuHandle, free_port, tansu  # noqa: F401  (the fixtur
 ROOT = Path(__file__).resolve().parent.parent
 
 from kafka_messages import framing, registry  # noqa: E402
-from kafka_messages.api_versions import ApiVersionsRequest, ApiVersionsResponse  # noqa: E402
+from kafka_messages.api_versions import (  # noqa: E402
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    ApiVersionsResponseApiVersion,
+)
 from kafka_messages.headers import ResponseHeader  # noqa: E402
-from kafka_messages.metadata import MetadataResponse  # noqa: E402
+from kafka_messages.metadata import MetadataResponse, MetadataResponseBroker  # noqa: E402
 
 LINE = re.compile(
     r"^  (?P<label>[A-Za-z]+\((?P<key>\d+)\)|UNKNOWN\((?P<ukey>\d+)\)): "
@@ -265,14 +269,14 @@ def old_broker(conn: socket.socket, server: FakeServer) -> None:
         elif key == 18:
             response = ApiVersionsResponse(
                 api_keys=[
-                    ApiVersionsResponse.ApiVersion(k, lo, hi)
+                    ApiVersionsResponseApiVersion(k, lo, hi)
                     for k, (lo, hi) in FAKE_VERSIONS.items()
                 ]
             )
             reply = framing.encode_response(header, response, 18, version)
         elif key == 3:
             response = MetadataResponse(
-                brokers=[MetadataResponse.MetadataResponseBroker(7, "127.0.0.1", server.port, "r1")]
+                brokers=[MetadataResponseBroker(7, "127.0.0.1", server.port, "r1")]
             )
             reply = framing.encode_response(header, response, 3, version)
         else:

@@ -122,7 +122,8 @@ def test_every_module_imports_and_every_class_exists(corpus: Corpus) -> None:
         assert cls.API_KEY == message.api_key, message.name
         for struct in (message.root, *message.structs):
             nested = struct_class(cls, message, struct)
-            assert isinstance(nested, type) and nested.__name__ == struct.name
+            assert isinstance(nested, type) and nested.__name__ == message.class_name(struct)
+            assert nested.__module__ == cls.__module__
             attrs = {f.attr for f in struct.fields}
             declared = {f.name for f in dataclasses.fields(nested)}
             assert attrs <= declared, (message.name, struct.name, attrs - declared)

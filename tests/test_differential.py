@@ -131,7 +131,7 @@ def test_differential(
 
 def test_differential_mismatch_is_detected(packages: dict[str, str]) -> None:
     """The comparison itself can fail: a changed value gives other bytes on the peer side."""
-    from kafka_messages.metadata import MetadataResponse
+    from kafka_messages.metadata import MetadataResponse, MetadataResponseTopic
 
     message = message_named("repo", "MetadataResponse")
     instance = MetadataResponse(throttle_time_ms=5, controller_id=7, cluster_id="c")
@@ -156,12 +156,10 @@ def test_peer_metadata_response_with_empty_partitions_decodes(
     topic has no partitions (what a broker sends for an unknown topic) was rejected by our
     decoder: ``render.min_size`` counted a nested struct array as one mandatory element, so
     the topics count check demanded 22-35 bytes per topic instead of 8-13."""
-    from kafka_messages.metadata import MetadataResponse
+    from kafka_messages.metadata import MetadataResponse, MetadataResponseTopic
 
     message = message_named("repo", "MetadataResponse")
-    instance = MetadataResponse(
-        topics=[MetadataResponse.MetadataResponseTopic(error_code=3, name="missing")]
-    )
+    instance = MetadataResponse(topics=[MetadataResponseTopic(error_code=3, name="missing")])
     if version >= 8:
         instance.cluster_authorized_operations = 0
     for peer in PEERS.values():

@@ -10,6 +10,7 @@ dotted path (with list indexes), ``.version`` and the message text.
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -44,9 +45,25 @@ def km() -> ModuleType:
     return importlib.import_module("kafka_messages")
 
 
+#: Set by ``KAFKA_MESSAGES_COMPILED=1`` (see conftest.py): the committed package is mypyc's build.
+COMPILED = os.environ.get("KAFKA_MESSAGES_COMPILED") == "1"
+
+
 def expect(
-    errors: ModuleType, build: Callable[[], Any], version: int, path: str, reason: str
+    errors: ModuleType,
+    build: Callable[[], Any],
+    version: int,
+    path: str,
+    reason: str,
+    *,
+    wrong_type: bool = False,
 ) -> Any:
+    if wrong_type and COMPILED:
+        # mypyc's native classes check each attribute's declared type when it is set, so
+        # a wrongly typed value fails on construction, before any encode.
+        with pytest.raises(TypeError):
+            build()
+        return None
     obj = build()
     with pytest.raises(errors.EncodeError) as info:
         obj.encode(version)
@@ -110,11 +127,15 @@ def test_int_out_of_range_in_arrays_and_nested_structs(
     )
 
     def deep() -> Any:
-        replica = A.Replica(broker_id=1, info=A.CommonInfo(host="h", port=70000))
+        replica = af.AllFeaturesRequestReplica(
+            broker_id=1, info=af.AllFeaturesRequestCommonInfo(host="h", port=70000)
+        )
         return A(
             topics=[
-                A.TopicData(name="a"),
-                A.TopicData(partitions=[A.PartitionData(replicas=[replica])]),
+                af.AllFeaturesRequestTopicData(name="a"),
+                af.AllFeaturesRequestTopicData(
+                    partitions=[af.AllFeaturesRequestPartitionData(replicas=[replica])]
+                ),
             ]
         )
 
@@ -195,7 +216,7 @@ def test_wrong_struct_in_list(af: ModuleType, af_errors: ModuleType) -> None:
     A = af.AllFeaturesRequest
     expect(
         af_errors,
-        lambda: A(topics=[A.TopicData(), None]),
+        lambda: A(topics=[af.AllFeaturesRequestTopicData(), None]),
         1,
         f"{R}.topics[1]",
         "None in a non-nullable field",
@@ -278,7 +299,7 @@ def test_strings_over_32767_utf8_bytes(af: ModuleType, af_errors: ModuleType, ve
     )
     expect(
         af_errors,
-        lambda: A(topics=[A.TopicData(name="z" * 32768)]),
+        lambda: A(topics=[af.AllFeaturesRequestTopicData(name="z" * 32768)]),
         version,
         f"{R}.topics[0].name",
         "longer than 32767",
@@ -321,14 +342,14 @@ def test_committed_package(km: ModuleType) -> None:
     expect(errors, lambda: M(topics=None), 0, "MetadataRequest.topics", "None in a field")
     expect(
         errors,
-        lambda: M(topics=[M.MetadataRequestTopic(name=None)]),
+        lambda: M(topics=[metadata.MetadataRequestTopic(name=None)]),
         9,
         "MetadataRequest.topics[0].name",
         "not nullable",
     )
     expect(
         errors,
-        lambda: M(topics=[M.MetadataRequestTopic(topic_id="x")]),
+        lambda: M(topics=[metadata.MetadataRequestTopic(topic_id="x")]),
         12,
         "MetadataRequest.topics[0].topic_id",
         "expected uuid",
@@ -336,7 +357,12 @@ def test_committed_package(km: ModuleType) -> None:
     A = api.ApiVersionsResponse
     expect(
         errors,
-        lambda: A(api_keys=[A.ApiVersion(), A.ApiVersion(max_version=1 << 15)]),
+        lambda: A(
+            api_keys=[
+                api.ApiVersionsResponseApiVersion(),
+                api.ApiVersionsResponseApiVersion(max_version=1 << 15),
+            ]
+        ),
         3,
         "ApiVersionsResponse.api_keys[1].max_version",
         "out of range for int16",
@@ -347,14 +373,15 @@ def test_committed_package(km: ModuleType) -> None:
         1,
         "ApiVersionsResponse.throttle_time_ms",
         "expected an int",
+        wrong_type=True,
     )
     R2 = metadata.MetadataResponse
     expect(
         errors,
         lambda: R2(
             topics=[
-                R2.MetadataResponseTopic(
-                    partitions=[R2.MetadataResponsePartition(isr_nodes=[1, 2**31])]
+                metadata.MetadataResponseTopic(
+                    partitions=[metadata.MetadataResponsePartition(isr_nodes=[1, 2**31])]
                 )
             ]
         ),
@@ -363,4 +390,4 @@ def test_committed_package(km: ModuleType) -> None:
         "item 1",
     )
     # UUID values are checked by type, not by their text.
-    assert M(topics=[M.MetadataRequestTopic(topic_id=UUID(int=1))]).encode(12)
+    assert M(topics=[metadata.MetadataRequestTopic(topic_id=UUID(int=1))]).encode(12)

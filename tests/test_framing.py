@@ -18,10 +18,18 @@ import sys
 sys.path.insert(0, str(GENERATED))
 
 from kafka_messages import framing, registry  # noqa: E402
-from kafka_messages.api_versions import ApiVersionsRequest, ApiVersionsResponse  # noqa: E402
+from kafka_messages.api_versions import (  # noqa: E402
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    ApiVersionsResponseApiVersion,
+)
 from kafka_messages.errors import DecodeError, EncodeError, UnsupportedVersionError  # noqa: E402
 from kafka_messages.headers import RequestHeader, ResponseHeader  # noqa: E402
-from kafka_messages.metadata import MetadataRequest, MetadataResponse  # noqa: E402
+from kafka_messages.metadata import (
+    MetadataRequest,
+    MetadataRequestTopic,
+    MetadataResponse,
+)  # noqa: E402
 
 # ApiVersionsRequest v3 as librdkafka sends it: request header v2, client id "rdkafka".
 API_VERSIONS_REQUEST_V3 = bytes.fromhex(
@@ -79,13 +87,13 @@ def test_decode_request_reads_librdkafka_api_versions_v3() -> None:
 def test_api_versions_response_uses_header_v0_and_keeps_default_valued_tag() -> None:
     header, body = framing.decode_response(API_VERSIONS_RESPONSE_V3_DEFAULT_TAG, 18, 3)
     assert header.correlation_id == 1
-    assert body.api_keys == [ApiVersionsResponse.ApiVersion(18, 0, 4)]
+    assert body.api_keys == [ApiVersionsResponseApiVersion(18, 0, 4)]
     assert body.supported_features == []
     assert body.tags_on_wire == frozenset({0})
     # Decoded: the default-valued tag was on the wire, so it is written back.
     assert framing.encode_response(header, body, 18, 3) == API_VERSIONS_RESPONSE_V3_DEFAULT_TAG
     # Built in code: Kafka's rule omits a tagged field equal to its default.
-    built = ApiVersionsResponse(api_keys=[ApiVersionsResponse.ApiVersion(18, 0, 4)])
+    built = ApiVersionsResponse(api_keys=[ApiVersionsResponseApiVersion(18, 0, 4)])
     assert built == body  # wire presence does not take part in equality
     expected = API_VERSIONS_RESPONSE_V3_DEFAULT_TAG[:-4] + bytes.fromhex("00")
     assert framing.encode_response(ResponseHeader(correlation_id=1), built, 18, 3) == expected
@@ -94,7 +102,7 @@ def test_api_versions_response_uses_header_v0_and_keeps_default_valued_tag() -> 
 def test_metadata_v0_request_frame() -> None:
     header, body = framing.decode_request(METADATA_REQUEST_V0)
     assert header.client_id == "c"
-    assert body.topics == [MetadataRequest.MetadataRequestTopic(name="t")]
+    assert body.topics == [MetadataRequestTopic(name="t")]
     assert framing.encode_request(header, body) == METADATA_REQUEST_V0
 
 

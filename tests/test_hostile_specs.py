@@ -285,7 +285,13 @@ def test_keyword_and_reserved_field_names_are_escaped(tmp_path: Path) -> None:
     ):
         assert expected in attrs, expected
     assert {"none", "true", "type"} <= attrs  # not keywords in lower case (type: soft in 3.12)
-    obj = cls(class_=1, def_=2, await_=3, to_dict_=4, nested=[cls.Inner(class_="c", await_=5)])
+    obj = cls(
+        class_=1,
+        def_=2,
+        await_=3,
+        to_dict_=4,
+        nested=[module.KeywordDataInner(class_="c", await_=5)],
+    )
     for version in (0, 1):
         assert cls.decode(obj.encode(version), version) == obj
     assert cls.from_dict(json.loads(json.dumps(obj.to_dict()))) == obj
@@ -295,32 +301,40 @@ def test_keyword_and_reserved_field_names_are_escaped(tmp_path: Path) -> None:
     assert mypy_problems is None, mypy_problems
 
 
-@pytest.mark.parametrize("name", ["UUID", "Any", "ClassVar", "DecodeError", "RawTaggedField"])
-def test_class_names_that_shadow_imports_are_rejected(tmp_path: Path, name: str) -> None:
-    specs = write(
-        tmp_path, [data_spec("ShadowData", [field("Items", f"[]{name}", fields=[field("A")])])]
-    )
-    with pytest.raises(SpecError) as info:
-        load_messages([specs])
-    assert info.value.rule == "reserved-name" and "ShadowData.json" in str(info.value)
+SHADOWING_NAMES = ["UUID", "Any", "ClassVar", "DecodeError", "RawTaggedField", "Buffer", "None"]
 
 
-@pytest.mark.parametrize("name", ["None", "True", "False", "Mapping", "Buffer"])
-def test_class_names_that_break_the_module_are_rejected(tmp_path: Path, name: str) -> None:
-    """A struct or message named None/True/False would generate ``class None:``, one named
-    Mapping or Buffer would shadow the module's import: the model rejects them."""
-    specs = write(
-        tmp_path / "struct",
-        [data_spec("ShadowData", [field("Items", f"[]{name}", fields=[field("A")])])],
-    )
+def test_struct_names_that_would_shadow_imports_are_prefixed(tmp_path: Path) -> None:
+    """Struct classes carry their message's name, so a struct called ``UUID`` or ``None``
+    neither shadows the module's imports nor breaks the ``class`` statement."""
+    structs = [
+        field(f"Items{i}", f"[]{name}", fields=[field("A")])
+        for i, name in enumerate(SHADOWING_NAMES)
+    ]
+    specs = write(tmp_path / "s", [data_spec("ShadowData", [field("Id", "uuid"), *structs])])
+    generate_package([specs], tmp_path / "o", "shadow_pkg", formatted=True)
+    import importlib
+    import uuid
+
+    module = importlib.import_module("shadow_pkg.shadow_data")
+    assert module.UUID is uuid.UUID
+    items = {
+        f"items{i}": [getattr(module, f"ShadowData{name}")(a=i)]
+        for i, name in enumerate(SHADOWING_NAMES)
+    }
+    obj = module.ShadowData(id=uuid.UUID(int=7), **items)
+    assert module.ShadowData.decode(obj.encode(0), 0) == obj
+
+
+@pytest.mark.parametrize("name", [*SHADOWING_NAMES, "True", "False", "Mapping"])
+def test_message_names_that_break_the_module_are_rejected(tmp_path: Path, name: str) -> None:
+    """A message named None/True/False would generate ``class None:``, one named Mapping or
+    UUID would shadow the module's import: the model rejects them."""
+    (tmp_path / "M.json").write_text(json.dumps(data_spec(name, [field("A")])))
     with pytest.raises(SpecError) as info:
-        load_messages([specs])
+        load_messages([tmp_path])
     assert info.value.rule == "reserved-name"
-    (tmp_path / "message").mkdir()
-    (tmp_path / "message" / "M.json").write_text(json.dumps(data_spec(name, [field("A")])))
-    with pytest.raises(SpecError) as info:
-        load_messages([tmp_path / "message"])
-    assert info.value.rule == "reserved-name"
+    assert f"message name {name!r} clashes" in str(info.value)
 
 
 # --- defaults -------------------------------------------------------------------------

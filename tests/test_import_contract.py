@@ -99,10 +99,10 @@ def vendor(package: Path, tmp_path: Path) -> Path:
 VENDORED_SCRIPT = textwrap.dedent("""
     import sys
     from mylib._kafka import metadata
-    from mylib._kafka.metadata import MetadataRequest
+    from mylib._kafka.metadata import MetadataRequest, MetadataRequestTopic
 
     request = MetadataRequest(
-        topics=[MetadataRequest.MetadataRequestTopic(name="orders")],
+        topics=[MetadataRequestTopic(name="orders")],
         allow_auto_topic_creation=False,
     )
     for version in range(MetadataRequest.MIN_VERSION, MetadataRequest.MAX_VERSION + 1):
@@ -153,9 +153,7 @@ def test_copied_package_imports_every_module_in_process(
         for name in modules:
             importlib.import_module(f"mylib._kafka.{name}")
         metadata = importlib.import_module("mylib._kafka.metadata")
-        request = metadata.MetadataRequest(
-            topics=[metadata.MetadataRequest.MetadataRequestTopic(name="t")]
-        )
+        request = metadata.MetadataRequest(topics=[metadata.MetadataRequestTopic(name="t")])
         assert metadata.MetadataRequest.decode(request.encode(1), 1) == request
     finally:
         sys.path.remove(str(root))

@@ -74,4 +74,4 @@ def test_about_and_default_strings_stay_data(tmp_path: Path) -> None:
     assert request.text == '"); import os; ("'
     assert module.HostileRequest.decode(request.encode(0), 0) == request
     # A field named like a keyword gets a trailing underscore.
-    assert module.HostileRequest.Item(class_=3).class_ == 3
+    assert module.HostileRequestItem(class_=3).class_ == 3

@@ -164,9 +164,38 @@ def test_reserved_message_name() -> None:
     reject(data, "reserved-name", "message name 'DecodeError' clashes")
 
 
-def test_reserved_struct_name() -> None:
-    data = with_field({"name": "Id", "type": "UUID", "versions": "0+", "fields": []})
-    reject(data, "reserved-name", "struct name 'UUID' clashes", struct="UUID")
+def test_class_names_are_prefixed_with_the_message_name() -> None:
+    data = request(
+        fields=[
+            {"name": "Topics", "type": "[]Topic", "versions": "0+", "fields": []},
+            {"name": "Parts", "type": "[]FooRequestPart", "versions": "0+", "fields": []},
+            # Names the module imports are harmless once prefixed.
+            {"name": "Id", "type": "UUID", "versions": "0+", "fields": []},
+        ]
+    )
+    message = build_one(data)
+    names = {s.name: message.class_name(s) for s in (message.root, *message.structs)}
+    assert names == {
+        "FooRequest": "FooRequest",
+        "Topic": "FooRequestTopic",
+        "FooRequestPart": "FooRequestPart",
+        "UUID": "FooRequestUUID",
+    }
+
+
+def test_two_structs_cannot_make_one_class_name() -> None:
+    data = request(
+        fields=[
+            {"name": "A", "type": "[]Topic", "versions": "0+", "fields": []},
+            {"name": "B", "type": "[]FooRequestTopic", "versions": "0+", "fields": []},
+        ]
+    )
+    reject(
+        data,
+        "class-name",
+        "structs Topic and FooRequestTopic would both be class FooRequestTopic",
+        struct="FooRequestTopic",
+    )
 
 
 @pytest.mark.parametrize(

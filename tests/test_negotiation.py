@@ -15,7 +15,10 @@ from tests.genpkg import GENERATED, SPECS, generate_package
 sys.path.insert(0, str(GENERATED))
 
 from kafka_messages import negotiation, registry  # noqa: E402
-from kafka_messages.api_versions import ApiVersionsResponse  # noqa: E402
+from kafka_messages.api_versions import (  # noqa: E402
+    ApiVersionsResponse,
+    ApiVersionsResponseApiVersion,
+)
 from kafka_messages.errors import DecodeError, UnsupportedVersionError  # noqa: E402
 
 # KIP-35's example cluster: two brokers, api key -> (min, max).
@@ -26,7 +29,7 @@ B2 = {0: (1, 2), 1: (0, 3), 2: (0, 0)}
 def response(versions: dict[int, tuple[int, int]], error_code: int = 0) -> ApiVersionsResponse:
     return ApiVersionsResponse(
         error_code=error_code,
-        api_keys=[ApiVersionsResponse.ApiVersion(k, lo, hi) for k, (lo, hi) in versions.items()],
+        api_keys=[ApiVersionsResponseApiVersion(k, lo, hi) for k, (lo, hi) in versions.items()],
     )
 
 

@@ -64,3 +64,42 @@ def test_generated_modules_import_only_what_they_use() -> None:
             if isinstance(item, ast.Constant)
         }
         assert imported <= used, f"{path.name} imports {sorted(imported - used)} without using them"
+
+
+def write_header_spec(folder: Path, name: str, struct: str) -> None:
+    spec = {
+        "type": "header",
+        "name": name,
+        "validVersions": "0",
+        "flexibleVersions": "none",
+        "fields": [
+            {
+                "name": "Items",
+                "type": f"[]{struct}",
+                "versions": "0+",
+                "fields": [{"name": "Value", "type": "int32", "versions": "0+"}],
+            }
+        ],
+    }
+    (folder / f"{name}.json").write_text(json.dumps(spec))
+
+
+def test_two_messages_of_one_module_cannot_define_one_class(tmp_path: Path) -> None:
+    # Both land in ``headers``: RequestHeader + XFoo and RequestHeaderX + Foo are one name.
+    write_header_spec(tmp_path, "RequestHeader", "XFoo")
+    write_header_spec(tmp_path, "RequestHeaderX", "Foo")
+    with pytest.raises(SpecError) as info:
+        generate_files([tmp_path], warn=False, formatted=False)
+    assert info.value.rule == "class-name"
+    assert "would both define class RequestHeaderXFoo in one module" in str(info.value)
+
+
+def test_struct_classes_sit_beside_their_message(tmp_path: Path) -> None:
+    write_header_spec(tmp_path, "RequestHeader", "Item")
+    write_header_spec(tmp_path, "ResponseHeader", "Item")
+    files = {f.path: f.text for f in generate_files([tmp_path], warn=False, formatted=False)}
+    text = files["headers.py"]
+    # Same struct name in both messages: each gets its message's prefix, at module level.
+    assert "\nclass RequestHeaderItem:" in text and "\nclass ResponseHeaderItem:" in text
+    # A struct comes before the message whose field default builds it.
+    assert text.index("\nclass RequestHeaderItem:") < text.index("\nclass RequestHeader(")

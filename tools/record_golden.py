@@ -426,7 +426,7 @@ def handmade_requests(bootstrap: str) -> None:
     from kafka_messages import framing
     from kafka_messages.api_versions import ApiVersionsRequest
     from kafka_messages.headers import RequestHeader
-    from kafka_messages.metadata import MetadataRequest
+    from kafka_messages.metadata import MetadataRequest, MetadataRequestTopic
 
     host, port = bootstrap.rsplit(":", 1)
     correlation = 100
@@ -464,7 +464,7 @@ def handmade_requests(bootstrap: str) -> None:
                     request = MetadataRequest(topics=None)
                 else:
                     request = MetadataRequest(
-                        topics=[MetadataRequest.MetadataRequestTopic(name=name) for name in topics]
+                        topics=[MetadataRequestTopic(name=name) for name in topics]
                     )
                 if version >= 4:
                     request.allow_auto_topic_creation = False

@@ -251,58 +251,80 @@ def read_compact_nullable_array_length(
     return n - 1, after
 
 
-_ITEM_STRUCTS: dict[tuple[int, str], struct.Struct] = {}
+class FixedItems:
+    """Arrays of one fixed-size type, read and written with one struct call each. The
+    compiled formats of counts up to 64 are kept, indexed by count (larger arrays are rare
+    and pay for their own)."""
 
+    __slots__ = ("code", "size", "unpackers", "packers")
 
-def _items_struct(n: int, code: str) -> struct.Struct:
-    """A compiled ``struct.Struct`` for ``n`` items of ``code``, kept for small counts."""
-    key = (n, code)
-    compiled = _ITEM_STRUCTS.get(key)
-    if compiled is None:
-        compiled = struct.Struct(f">{n}{code}")
+    def __init__(self, code: str, size: int) -> None:
+        self.code = code
+        self.size = size
+        self.unpackers: list[Callable[[Buffer, int], tuple[Any, ...]] | None] = [None] * 65
+        self.packers: list[Callable[..., bytes] | None] = [None] * 65
+
+    def compile(self, n: int) -> struct.Struct:
+        compiled = struct.Struct(f">{n}{self.code}")
         if n <= 64:
-            _ITEM_STRUCTS[key] = compiled
-    return compiled
+            self.unpackers[n] = compiled.unpack_from
+            self.packers[n] = compiled.pack
+        return compiled
+
+    def read(self, buf: Buffer, pos: int, n: int, path: str) -> tuple[list[Any], int]:
+        """``n`` items at ``pos``, after checking that they are there."""
+        stop = pos + n * self.size
+        if stop > len(buf):
+            raise DecodeError(
+                f"array of {n} items of {self.size} bytes does not fit in the "
+                f"{len(buf) - pos} bytes left",
+                pos,
+                path,
+            )
+        unpack = self.unpackers[n] if n <= 64 else None
+        if unpack is None:
+            unpack = self.compile(n).unpack_from
+        return list(unpack(buf, pos)), stop
+
+    def write(self, out: bytearray, values: list[Any]) -> None:
+        n = len(values)
+        pack = self.packers[n] if n <= 64 else None
+        if pack is None:
+            pack = self.compile(n).pack
+        out += pack(*values)
 
 
-def _fixed_items(
-    buf: Buffer, pos: int, n: int, code: str, size: int, path: str
-) -> tuple[list[Any], int]:
-    stop = pos + n * size
-    if stop > len(buf):
-        raise DecodeError(
-            f"array of {n} items of {size} bytes does not fit in the {len(buf) - pos} "
-            "bytes left",
-            pos,
-            path,
-        )
-    compiled = _ITEM_STRUCTS.get((n, code)) or _items_struct(n, code)
-    return list(compiled.unpack_from(buf, pos)), stop
+BOOL_ITEMS = FixedItems("?", 1)
+FLOAT64_ITEMS = FixedItems("d", 8)
+INT16_ITEMS = FixedItems("h", 2)
+INT32_ITEMS = FixedItems("i", 4)
+INT64_ITEMS = FixedItems("q", 8)
+INT8_ITEMS = FixedItems("b", 1)
+UINT16_ITEMS = FixedItems("H", 2)
+UINT32_ITEMS = FixedItems("I", 4)
 
 
-def read_fixed_array(
-    buf: Buffer, pos: int, code: str, size: int, path: str
-) -> tuple[list[Any], int]:
+def read_fixed_array(buf: Buffer, pos: int, items: FixedItems, path: str) -> tuple[list[Any], int]:
     """A classic (int32 count) array of fixed-size items, read in one unpack."""
     n = _int32(buf, pos, path)
     if n < 0:
         raise DecodeError(f"null or negative count {n} in a non-nullable array", pos, path)
-    return _fixed_items(buf, pos + 4, n, code, size, path)
+    return items.read(buf, pos + 4, n, path)
 
 
 def read_nullable_fixed_array(
-    buf: Buffer, pos: int, code: str, size: int, path: str
+    buf: Buffer, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any] | None, int]:
     n = _int32(buf, pos, path)
     if n == -1:
         return None, pos + 4
     if n < 0:
         raise DecodeError(f"negative count {n}", pos, path)
-    return _fixed_items(buf, pos + 4, n, code, size, path)
+    return items.read(buf, pos + 4, n, path)
 
 
 def read_compact_fixed_array(
-    buf: Buffer, pos: int, code: str, size: int, path: str
+    buf: Buffer, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any], int]:
     """A compact (uvarint count + 1) array of fixed-size items, read in one unpack."""
     end = len(buf)
@@ -313,15 +335,16 @@ def read_compact_fixed_array(
         n -= 1
     if n < 0:
         raise DecodeError("null in a non-nullable array", pos, path)
-    stop = after + n * size
-    if stop > end:
-        return _fixed_items(buf, after, n, code, size, path)  # raises, naming the sizes
-    compiled = _ITEM_STRUCTS.get((n, code)) or _items_struct(n, code)
-    return list(compiled.unpack_from(buf, after)), stop
+    # items.read, inlined: this runs for every int array of every flexible message.
+    stop = after + n * items.size
+    unpack = items.unpackers[n] if n <= 64 else None
+    if stop > end or unpack is None:
+        return items.read(buf, after, n, path)
+    return list(unpack(buf, after)), stop
 
 
 def read_compact_nullable_fixed_array(
-    buf: Buffer, pos: int, code: str, size: int, path: str
+    buf: Buffer, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any] | None, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
@@ -329,11 +352,12 @@ def read_compact_nullable_fixed_array(
         n, after = read_uvarint(buf, pos, path)
     if n == 0:
         return None, after
-    return _fixed_items(buf, after, n - 1, code, size, path)
+    return items.read(buf, after, n - 1, path)
 
 
-def read_unknown_tags(buf: Buffer, pos: int, unknown: list[RawTaggedField]) -> int:
+def read_unknown_tags(buf: Buffer, pos: int) -> tuple[tuple[RawTaggedField, ...], int]:
     """A tagged-field section of a struct with no known tags here: keep every field raw."""
+    unknown: list[RawTaggedField] = []
     count, pos = read_uvarint(buf, pos, "tagged fields")
     previous = -1
     for _ in range(count):
@@ -344,7 +368,7 @@ def read_unknown_tags(buf: Buffer, pos: int, unknown: list[RawTaggedField]) -> i
         size, pos = read_uvarint(buf, pos, "tagged fields")
         unknown.append(read_unknown_tag(buf, pos, tag, size, "tagged fields"))
         pos += size
-    return pos
+    return tuple(unknown), pos
 
 
 def read_unknown_tag(buf: Buffer, pos: int, tag: int, size: int, path: str) -> RawTaggedField:
@@ -464,26 +488,26 @@ def write_uuid(out: bytearray, value: UUID) -> None:
     out += value.bytes
 
 
-def write_fixed_array(out: bytearray, code: str, values: list[Any]) -> None:
-    """A classic array of fixed-size items: int32 count, then all items in one pack."""
+def write_fixed_array(out: bytearray, items: FixedItems, values: list[Any]) -> None:
+    """A classic array of fixed-size items: int32 count, then one pack."""
     out += INT32.pack(len(values))
-    out += _items_struct(len(values), code).pack(*values)
+    items.write(out, values)
 
 
-def write_compact_fixed_array(out: bytearray, code: str, values: list[Any]) -> None:
+def write_compact_fixed_array(out: bytearray, items: FixedItems, values: list[Any]) -> None:
     """A compact array of fixed-size items: uvarint count + 1, then one pack."""
     n = len(values)
     if n < 0x7F:
         out.append(n + 1)
     else:
         write_uvarint(out, n + 1)
-    out += _items_struct(n, code).pack(*values)
+    items.write(out, values)
 
 
 def write_tagged_fields(
     out: bytearray,
     known: list[tuple[int, bytes | bytearray]],
-    unknown: list[RawTaggedField],
+    unknown: tuple[RawTaggedField, ...],
 ) -> None:
     """The tagged-field section: count, then (tag, size, bytes) in ascending tag order."""
     fields = known
@@ -645,12 +669,12 @@ def bytes_from_str(text: str) -> bytes:
     return base64.b64decode(text, validate=True)
 
 
-def tags_to_dicts(fields: list[RawTaggedField]) -> list[dict[str, Any]]:
+def tags_to_dicts(fields: tuple[RawTaggedField, ...]) -> list[dict[str, Any]]:
     return [{"tag": f.tag, "data": bytes_to_str(f.data)} for f in fields]
 
 
-def tags_from_dicts(items: list[Mapping[str, Any]]) -> list[RawTaggedField]:
-    return [RawTaggedField(int(item["tag"]), bytes_from_str(item["data"])) for item in items]
+def tags_from_dicts(items: list[Mapping[str, Any]]) -> tuple[RawTaggedField, ...]:
+    return tuple([RawTaggedField(int(item["tag"]), bytes_from_str(item["data"])) for item in items])
 
 
 def check_keys(data: Mapping[str, Any], known: frozenset[str], name: str) -> None:

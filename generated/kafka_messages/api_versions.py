@@ -13,14 +13,30 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError
 
-_new = object.__new__
+# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_hh = struct.Struct(">hh").unpack_from
+_pack_hh = struct.Struct(">hh").pack
+_unpack_hhh = struct.Struct(">hhh").unpack_from
+_pack_hhh = struct.Struct(">hhh").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 
-_S_hh = struct.Struct(">hh")
-_S_hhh = struct.Struct(">hhh")
+
+class _ApiVersionsRequestFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 18
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 4
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
+    """The first flexible (compact, tagged) version; None if the message never is."""
 
 
 @dataclass(slots=True)
-class ApiVersionsRequest:
+class ApiVersionsRequest(_ApiVersionsRequestFacts):
     """The request of ApiVersions (api key 18).
 
     Asks a broker or controller which API keys and version ranges it supports.
@@ -38,12 +54,6 @@ class ApiVersionsRequest:
     Spec: ApiVersionsRequest.json
     """
 
-    API_KEY: ClassVar[int | None] = 18
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 4
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
     client_software_name: str = ""
     """Name of the client library sending the request.
 
@@ -54,7 +64,7 @@ class ApiVersionsRequest:
 
     Versions: 3-4. Ignorable.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -98,7 +108,276 @@ class ApiVersionsRequest:
 
 
 @dataclass(slots=True)
-class ApiVersionsResponse:
+class ApiVersionsResponseApiVersion:
+    """One entry per API the node supports.
+
+    Occurs in versions: 0-4.
+    """
+
+    api_key: int = 0
+    """Numeric key of the API.
+
+    Versions: 0-4. Map key.
+    """
+    min_version: int = 0
+    """Lowest version of the API the node supports, inclusive.
+
+    Versions: 0-4.
+    """
+    max_version: int = 0
+    """Highest version of the API the node supports, inclusive.
+
+    Versions: 0-4.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self, version, _WRITE_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseApiVersion:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data, version, _READ_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[ApiVersionsResponseApiVersion, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data,
+            offset,
+            version,
+            _READ_API_VERSIONS_RESPONSE_API_VERSION,
+            "ApiVersionsResponseApiVersion",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "api_key": self.api_key,
+            "min_version": self.min_version,
+            "max_version": self.max_version,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseApiVersion:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(
+            data, _KEYS_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
+        )
+        obj = cls()
+        if "api_key" in data:
+            obj.api_key = data["api_key"]
+        if "min_version" in data:
+            obj.min_version = data["min_version"]
+        if "max_version" in data:
+            obj.max_version = data["max_version"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+@dataclass(slots=True)
+class ApiVersionsResponseSupportedFeatureKey:
+    """Feature version ranges this node supports; before version 4, features with a minimum
+    of 0 are left out.
+
+    Occurs in versions: 3-4.
+    """
+
+    name: str = ""
+    """Name of the feature.
+
+    Versions: 3-4. Map key.
+    """
+    min_version: int = 0
+    """Lowest version of the feature this node supports.
+
+    Versions: 3-4.
+    """
+    max_version: int = 0
+    """Highest version of the feature this node supports.
+
+    Versions: 3-4.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self,
+            version,
+            _WRITE_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
+            "ApiVersionsResponseSupportedFeatureKey",
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseSupportedFeatureKey:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data,
+            version,
+            _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
+            "ApiVersionsResponseSupportedFeatureKey",
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[ApiVersionsResponseSupportedFeatureKey, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data,
+            offset,
+            version,
+            _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
+            "ApiVersionsResponseSupportedFeatureKey",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "name": self.name,
+            "min_version": self.min_version,
+            "max_version": self.max_version,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseSupportedFeatureKey:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(
+            data,
+            _KEYS_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
+            "ApiVersionsResponseSupportedFeatureKey",
+        )
+        obj = cls()
+        if "name" in data:
+            obj.name = data["name"]
+        if "min_version" in data:
+            obj.min_version = data["min_version"]
+        if "max_version" in data:
+            obj.max_version = data["max_version"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+@dataclass(slots=True)
+class ApiVersionsResponseFinalizedFeatureKey:
+    """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
+    is 0 or more.
+
+    Occurs in versions: 3-4.
+    """
+
+    name: str = ""
+    """Name of the feature.
+
+    Versions: 3-4. Map key.
+    """
+    max_version_level: int = 0
+    """Highest version level of the feature finalized for the cluster.
+
+    Versions: 3-4.
+    """
+    min_version_level: int = 0
+    """Lowest version level of the feature finalized for the cluster.
+
+    Versions: 3-4.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self,
+            version,
+            _WRITE_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
+            "ApiVersionsResponseFinalizedFeatureKey",
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseFinalizedFeatureKey:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data,
+            version,
+            _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
+            "ApiVersionsResponseFinalizedFeatureKey",
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[ApiVersionsResponseFinalizedFeatureKey, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data,
+            offset,
+            version,
+            _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
+            "ApiVersionsResponseFinalizedFeatureKey",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "name": self.name,
+            "max_version_level": self.max_version_level,
+            "min_version_level": self.min_version_level,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseFinalizedFeatureKey:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(
+            data,
+            _KEYS_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
+            "ApiVersionsResponseFinalizedFeatureKey",
+        )
+        obj = cls()
+        if "name" in data:
+            obj.name = data["name"]
+        if "max_version_level" in data:
+            obj.max_version_level = data["max_version_level"]
+        if "min_version_level" in data:
+            obj.min_version_level = data["min_version_level"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+class _ApiVersionsResponseFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 18
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 4
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
+@dataclass(slots=True)
+class ApiVersionsResponse(_ApiVersionsResponseFacts):
     """The response of ApiVersions (api key 18).
 
     Lists the API version ranges, and in flexible versions the feature information, that
@@ -121,279 +400,12 @@ class ApiVersionsResponse:
     Spec: ApiVersionsResponse.json
     """
 
-    API_KEY: ClassVar[int | None] = 18
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 4
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
-    @dataclass(slots=True)
-    class ApiVersion:
-        """One entry per API the node supports.
-
-        Occurs in versions: 0-4.
-        """
-
-        api_key: int = 0
-        """Numeric key of the API.
-
-        Versions: 0-4. Map key.
-        """
-        min_version: int = 0
-        """Lowest version of the API the node supports, inclusive.
-
-        Versions: 0-4.
-        """
-        max_version: int = 0
-        """Highest version of the API the node supports, inclusive.
-
-        Versions: 0-4.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_API_VERSIONS_RESPONSE_API_VERSION,
-                "ApiVersionsResponse.ApiVersion",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> ApiVersionsResponse.ApiVersion:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_API_VERSIONS_RESPONSE_API_VERSION,
-                "ApiVersionsResponse.ApiVersion",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[ApiVersionsResponse.ApiVersion, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_API_VERSIONS_RESPONSE_API_VERSION,
-                "ApiVersionsResponse.ApiVersion",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "api_key": self.api_key,
-                "min_version": self.min_version,
-                "max_version": self.max_version,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponse.ApiVersion:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data, _KEYS_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponse.ApiVersion"
-            )
-            obj = cls()
-            if "api_key" in data:
-                obj.api_key = data["api_key"]
-            if "min_version" in data:
-                obj.min_version = data["min_version"]
-            if "max_version" in data:
-                obj.max_version = data["max_version"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
-    @dataclass(slots=True)
-    class SupportedFeatureKey:
-        """Feature version ranges this node supports; before version 4, features with a minimum
-        of 0 are left out.
-
-        Occurs in versions: 3-4.
-        """
-
-        name: str = ""
-        """Name of the feature.
-
-        Versions: 3-4. Map key.
-        """
-        min_version: int = 0
-        """Lowest version of the feature this node supports.
-
-        Versions: 3-4.
-        """
-        max_version: int = 0
-        """Highest version of the feature this node supports.
-
-        Versions: 3-4.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-                "ApiVersionsResponse.SupportedFeatureKey",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> ApiVersionsResponse.SupportedFeatureKey:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-                "ApiVersionsResponse.SupportedFeatureKey",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-                "ApiVersionsResponse.SupportedFeatureKey",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "name": self.name,
-                "min_version": self.min_version,
-                "max_version": self.max_version,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponse.SupportedFeatureKey:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data,
-                _KEYS_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-                "ApiVersionsResponse.SupportedFeatureKey",
-            )
-            obj = cls()
-            if "name" in data:
-                obj.name = data["name"]
-            if "min_version" in data:
-                obj.min_version = data["min_version"]
-            if "max_version" in data:
-                obj.max_version = data["max_version"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
-    @dataclass(slots=True)
-    class FinalizedFeatureKey:
-        """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
-        is 0 or more.
-
-        Occurs in versions: 3-4.
-        """
-
-        name: str = ""
-        """Name of the feature.
-
-        Versions: 3-4. Map key.
-        """
-        max_version_level: int = 0
-        """Highest version level of the feature finalized for the cluster.
-
-        Versions: 3-4.
-        """
-        min_version_level: int = 0
-        """Lowest version level of the feature finalized for the cluster.
-
-        Versions: 3-4.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-                "ApiVersionsResponse.FinalizedFeatureKey",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> ApiVersionsResponse.FinalizedFeatureKey:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-                "ApiVersionsResponse.FinalizedFeatureKey",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-                "ApiVersionsResponse.FinalizedFeatureKey",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "name": self.name,
-                "max_version_level": self.max_version_level,
-                "min_version_level": self.min_version_level,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponse.FinalizedFeatureKey:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data,
-                _KEYS_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-                "ApiVersionsResponse.FinalizedFeatureKey",
-            )
-            obj = cls()
-            if "name" in data:
-                obj.name = data["name"]
-            if "max_version_level" in data:
-                obj.max_version_level = data["max_version_level"]
-            if "min_version_level" in data:
-                obj.min_version_level = data["min_version_level"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
     error_code: int = 0
     """Error code for the whole response, or 0 on success.
 
     Versions: 0-4.
     """
-    api_keys: list[ApiVersionsResponse.ApiVersion] = field(default_factory=list)
+    api_keys: list[ApiVersionsResponseApiVersion] = field(default_factory=list)
     """One entry per API the node supports.
 
     Versions: 0-4.
@@ -404,7 +416,7 @@ class ApiVersionsResponse:
 
     Versions: 1-4. Ignorable.
     """
-    supported_features: list[ApiVersionsResponse.SupportedFeatureKey] = field(default_factory=list)
+    supported_features: list[ApiVersionsResponseSupportedFeatureKey] = field(default_factory=list)
     """Feature version ranges this node supports; before version 4, features with a minimum
     of 0 are left out.
 
@@ -415,7 +427,7 @@ class ApiVersionsResponse:
 
     Versions: 3-4. Tagged: 3+ (tag 1). Ignorable.
     """
-    finalized_features: list[ApiVersionsResponse.FinalizedFeatureKey] = field(default_factory=list)
+    finalized_features: list[ApiVersionsResponseFinalizedFeatureKey] = field(default_factory=list)
     """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
     is 0 or more.
 
@@ -426,7 +438,7 @@ class ApiVersionsResponse:
 
     Versions: 3-4. Tagged: 3+ (tag 3). Ignorable.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
     tags_on_wire: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
     """Known tags that were present when this was decoded, so re-encoding writes them
@@ -474,20 +486,20 @@ class ApiVersionsResponse:
             obj.error_code = data["error_code"]
         if "api_keys" in data:
             obj.api_keys = [
-                ApiVersionsResponse.ApiVersion.from_dict(item) for item in data["api_keys"]
+                ApiVersionsResponseApiVersion.from_dict(item) for item in data["api_keys"]
             ]
         if "throttle_time_ms" in data:
             obj.throttle_time_ms = data["throttle_time_ms"]
         if "supported_features" in data:
             obj.supported_features = [
-                ApiVersionsResponse.SupportedFeatureKey.from_dict(item)
+                ApiVersionsResponseSupportedFeatureKey.from_dict(item)
                 for item in data["supported_features"]
             ]
         if "finalized_features_epoch" in data:
             obj.finalized_features_epoch = data["finalized_features_epoch"]
         if "finalized_features" in data:
             obj.finalized_features = [
-                ApiVersionsResponse.FinalizedFeatureKey.from_dict(item)
+                ApiVersionsResponseFinalizedFeatureKey.from_dict(item)
                 for item in data["finalized_features"]
             ]
         if "zk_migration_ready" in data:
@@ -499,11 +511,12 @@ class ApiVersionsResponse:
 
 def _read_api_versions_request_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 0-2."""
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsRequest.__new__(ApiVersionsRequest)
     obj.client_software_name = ""
     obj.client_software_version = ""
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     return obj, pos
 
 
@@ -519,9 +532,10 @@ def _write_api_versions_request_v0(obj: ApiVersionsRequest, out: bytearray) -> N
 def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsRequest)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsRequest.__new__(ApiVersionsRequest)
+    obj.unknown_tagged_fields = ()
     obj.client_software_name, pos = _wire.read_compact_string(buf, pos, "client_software_name")
     obj.client_software_version, pos = _wire.read_compact_string(
         buf, pos, "client_software_version"
@@ -529,7 +543,7 @@ def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsReq
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -550,27 +564,28 @@ def _write_api_versions_request_v3(obj: ApiVersionsRequest, out: bytearray) -> N
 
 def _read_api_versions_response_api_version_v0(
     buf: Buffer, pos: int
-) -> tuple[ApiVersionsResponse.ApiVersion, int]:
+) -> tuple[ApiVersionsResponseApiVersion, int]:
     """Decode ApiVersion at versions 0-2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse.ApiVersion)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
+    obj.unknown_tagged_fields = ()
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "api_key")
-    obj.api_key, obj.min_version, obj.max_version = _S_hhh.unpack_from(buf, pos)
+    obj.api_key, obj.min_version, obj.max_version = _unpack_hhh(buf, pos)
     pos += 6
     return obj, pos
 
 
 def _write_api_versions_response_api_version_v0(
-    obj: ApiVersionsResponse.ApiVersion, out: bytearray
+    obj: ApiVersionsResponseApiVersion, out: bytearray
 ) -> None:
     """Encode ApiVersion at versions 0-2."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hhh.pack(obj.api_key, obj.min_version, obj.max_version)
+        out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, ("api_key:int16", "min_version:int16", "max_version:int16")
@@ -580,21 +595,22 @@ def _write_api_versions_response_api_version_v0(
 def _read_api_versions_response_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
     obj.throttle_time_ms = 0
     obj.supported_features = []
     obj.finalized_features_epoch = -1
     obj.finalized_features = []
     obj.zk_migration_ready = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n, pos = _wire.read_array_length(buf, pos, 6, "api_keys")
-    api_keys_list: list[ApiVersionsResponse.ApiVersion] = []
+    api_keys_list: list[ApiVersionsResponseApiVersion] = []
     try:
         for _ in range(n):
             api_keys_list_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
@@ -610,7 +626,7 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.api_keys.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.api_keys))
@@ -623,20 +639,21 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
 def _read_api_versions_response_v1(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 1-2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
     obj.supported_features = []
     obj.finalized_features_epoch = -1
     obj.finalized_features = []
     obj.zk_migration_ready = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n, pos = _wire.read_array_length(buf, pos, 6, "api_keys")
-    api_keys_list: list[ApiVersionsResponse.ApiVersion] = []
+    api_keys_list: list[ApiVersionsResponseApiVersion] = []
     try:
         for _ in range(n):
             api_keys_list_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
@@ -646,7 +663,7 @@ def _read_api_versions_response_v1(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
     obj.api_keys = api_keys_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
@@ -656,13 +673,13 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.api_keys.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.api_keys))
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v0(api_keys_list_item, out)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, ("error_code:int16", "api_keys:[]struct", "throttle_time_ms:int32")
@@ -671,29 +688,30 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
 
 def _read_api_versions_response_api_version_v3(
     buf: Buffer, pos: int
-) -> tuple[ApiVersionsResponse.ApiVersion, int]:
+) -> tuple[ApiVersionsResponseApiVersion, int]:
     """Decode ApiVersion at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse.ApiVersion)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
+    obj.unknown_tagged_fields = ()
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "api_key")
-    obj.api_key, obj.min_version, obj.max_version = _S_hhh.unpack_from(buf, pos)
+    obj.api_key, obj.min_version, obj.max_version = _unpack_hhh(buf, pos)
     pos += 6
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_api_versions_response_api_version_v3(
-    obj: ApiVersionsResponse.ApiVersion, out: bytearray
+    obj: ApiVersionsResponseApiVersion, out: bytearray
 ) -> None:
     """Encode ApiVersion at versions 3-4."""
     try:
-        out += _S_hhh.pack(obj.api_key, obj.min_version, obj.max_version)
+        out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -706,31 +724,32 @@ def _write_api_versions_response_api_version_v3(
 
 def _read_api_versions_response_supported_feature_key_v3(
     buf: Buffer, pos: int
-) -> tuple[ApiVersionsResponse.SupportedFeatureKey, int]:
+) -> tuple[ApiVersionsResponseSupportedFeatureKey, int]:
     """Decode SupportedFeatureKey at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse.SupportedFeatureKey)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponseSupportedFeatureKey.__new__(ApiVersionsResponseSupportedFeatureKey)
+    obj.unknown_tagged_fields = ()
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "min_version")
-    obj.min_version, obj.max_version = _S_hh.unpack_from(buf, pos)
+    obj.min_version, obj.max_version = _unpack_hh(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_api_versions_response_supported_feature_key_v3(
-    obj: ApiVersionsResponse.SupportedFeatureKey, out: bytearray
+    obj: ApiVersionsResponseSupportedFeatureKey, out: bytearray
 ) -> None:
     """Encode SupportedFeatureKey at versions 3-4."""
     try:
         _wire.write_compact_string(out, obj.name)
-        out += _S_hh.pack(obj.min_version, obj.max_version)
+        out += _pack_hh(obj.min_version, obj.max_version)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -743,31 +762,32 @@ def _write_api_versions_response_supported_feature_key_v3(
 
 def _read_api_versions_response_finalized_feature_key_v3(
     buf: Buffer, pos: int
-) -> tuple[ApiVersionsResponse.FinalizedFeatureKey, int]:
+) -> tuple[ApiVersionsResponseFinalizedFeatureKey, int]:
     """Decode FinalizedFeatureKey at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse.FinalizedFeatureKey)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponseFinalizedFeatureKey.__new__(ApiVersionsResponseFinalizedFeatureKey)
+    obj.unknown_tagged_fields = ()
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "max_version_level")
-    obj.max_version_level, obj.min_version_level = _S_hh.unpack_from(buf, pos)
+    obj.max_version_level, obj.min_version_level = _unpack_hh(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_api_versions_response_finalized_feature_key_v3(
-    obj: ApiVersionsResponse.FinalizedFeatureKey, out: bytearray
+    obj: ApiVersionsResponseFinalizedFeatureKey, out: bytearray
 ) -> None:
     """Encode FinalizedFeatureKey at versions 3-4."""
     try:
         _wire.write_compact_string(out, obj.name)
-        out += _S_hh.pack(obj.max_version_level, obj.min_version_level)
+        out += _pack_hh(obj.max_version_level, obj.min_version_level)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -781,20 +801,21 @@ def _write_api_versions_response_finalized_feature_key_v3(
 def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ApiVersionsResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
     obj.supported_features = []
     obj.finalized_features_epoch = -1
     obj.finalized_features = []
     obj.zk_migration_ready = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.tags_on_wire = _wire.NO_TAGS
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n, pos = _wire.read_compact_array_length(buf, pos, 7, "api_keys")
-    api_keys_list: list[ApiVersionsResponse.ApiVersion] = []
+    api_keys_list: list[ApiVersionsResponseApiVersion] = []
     try:
         for _ in range(n):
             api_keys_list_item, pos = _read_api_versions_response_api_version_v3(buf, pos)
@@ -804,7 +825,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
     obj.api_keys = api_keys_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
@@ -821,7 +842,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
             tag_end = _wire.check_size(buf, pos, size, "tagged fields")
             if tag == 0:
                 n, pos = _wire.read_compact_array_length(buf, pos, 6, "supported_features")
-                supported_features_list: list[ApiVersionsResponse.SupportedFeatureKey] = []
+                supported_features_list: list[ApiVersionsResponseSupportedFeatureKey] = []
                 try:
                     for _ in range(n):
                         supported_features_list_item, pos = (
@@ -844,7 +865,7 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
                 seen.append(tag)
             elif tag == 2:
                 n, pos = _wire.read_compact_array_length(buf, pos, 6, "finalized_features")
-                finalized_features_list: list[ApiVersionsResponse.FinalizedFeatureKey] = []
+                finalized_features_list: list[ApiVersionsResponseFinalizedFeatureKey] = []
                 try:
                     for _ in range(n):
                         finalized_features_list_item, pos = (
@@ -866,8 +887,8 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
                 _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "zk_migration_ready")
                 seen.append(tag)
             else:
-                obj.unknown_tagged_fields.append(
-                    _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields")
+                obj.unknown_tagged_fields += (
+                    _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields"),
                 )
                 pos = tag_end
         if seen:
@@ -878,13 +899,13 @@ def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRe
 def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) -> None:
     """Encode ApiVersionsResponse at versions 3-4."""
     try:
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.api_keys.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.api_keys) + 1)
         for api_keys_list_item in obj.api_keys:
             _write_api_versions_response_api_version_v3(api_keys_list_item, out)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         tagged: list[tuple[int, bytes | bytearray]] = []
         if obj.supported_features != [] or 0 in obj.tags_on_wire:
             part = bytearray()
@@ -949,16 +970,14 @@ _KEYS_API_VERSIONS_REQUEST = frozenset(
     ("client_software_name", "client_software_version", "unknown_tagged_fields")
 )
 
-_READ_API_VERSIONS_RESPONSE_API_VERSION: dict[int, _wire.Reader[ApiVersionsResponse.ApiVersion]] = {
+_READ_API_VERSIONS_RESPONSE_API_VERSION: dict[int, _wire.Reader[ApiVersionsResponseApiVersion]] = {
     0: _read_api_versions_response_api_version_v0,
     1: _read_api_versions_response_api_version_v0,
     2: _read_api_versions_response_api_version_v0,
     3: _read_api_versions_response_api_version_v3,
     4: _read_api_versions_response_api_version_v3,
 }
-_WRITE_API_VERSIONS_RESPONSE_API_VERSION: dict[
-    int, _wire.Writer[ApiVersionsResponse.ApiVersion]
-] = {
+_WRITE_API_VERSIONS_RESPONSE_API_VERSION: dict[int, _wire.Writer[ApiVersionsResponseApiVersion]] = {
     0: _write_api_versions_response_api_version_v0,
     1: _write_api_versions_response_api_version_v0,
     2: _write_api_versions_response_api_version_v0,
@@ -970,13 +989,13 @@ _KEYS_API_VERSIONS_RESPONSE_API_VERSION = frozenset(
 )
 
 _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY: dict[
-    int, _wire.Reader[ApiVersionsResponse.SupportedFeatureKey]
+    int, _wire.Reader[ApiVersionsResponseSupportedFeatureKey]
 ] = {
     3: _read_api_versions_response_supported_feature_key_v3,
     4: _read_api_versions_response_supported_feature_key_v3,
 }
 _WRITE_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY: dict[
-    int, _wire.Writer[ApiVersionsResponse.SupportedFeatureKey]
+    int, _wire.Writer[ApiVersionsResponseSupportedFeatureKey]
 ] = {
     3: _write_api_versions_response_supported_feature_key_v3,
     4: _write_api_versions_response_supported_feature_key_v3,
@@ -986,13 +1005,13 @@ _KEYS_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY = frozenset(
 )
 
 _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY: dict[
-    int, _wire.Reader[ApiVersionsResponse.FinalizedFeatureKey]
+    int, _wire.Reader[ApiVersionsResponseFinalizedFeatureKey]
 ] = {
     3: _read_api_versions_response_finalized_feature_key_v3,
     4: _read_api_versions_response_finalized_feature_key_v3,
 }
 _WRITE_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY: dict[
-    int, _wire.Writer[ApiVersionsResponse.FinalizedFeatureKey]
+    int, _wire.Writer[ApiVersionsResponseFinalizedFeatureKey]
 ] = {
     3: _write_api_versions_response_finalized_feature_key_v3,
     4: _write_api_versions_response_finalized_feature_key_v3,

@@ -6,19 +6,32 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
 from . import _wire
 from ._wire import Buffer, RawTaggedField
 
-_new = object.__new__
+# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+_unpack_hhi = struct.Struct(">hhi").unpack_from
+_pack_hhi = struct.Struct(">hhi").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 
-_S_hhi = struct.Struct(">hhi")
+
+class _RequestHeaderFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = None
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 2
+    """The first flexible (compact, tagged) version; None if the message never is."""
 
 
 @dataclass(slots=True)
-class RequestHeader:
+class RequestHeader(_RequestHeaderFacts):
     """The request header.
 
     The header that precedes the body of every request a client sends.
@@ -34,12 +47,6 @@ class RequestHeader:
 
     Spec: RequestHeader.json
     """
-
-    API_KEY: ClassVar[int | None] = None
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 2
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 2
-    """The first flexible (compact, tagged) version; None if the message never is."""
 
     request_api_key: int = 0
     """Numeric key identifying which API this request calls.
@@ -61,7 +68,7 @@ class RequestHeader:
 
     Versions: 1-2. Nullable: 1-2. Ignorable.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -108,8 +115,19 @@ class RequestHeader:
         return obj
 
 
+class _ResponseHeaderFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = None
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 1
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 1
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
 @dataclass(slots=True)
-class ResponseHeader:
+class ResponseHeader(_ResponseHeaderFacts):
     """The response header.
 
     The header that precedes the body of every response a broker sends.
@@ -123,18 +141,12 @@ class ResponseHeader:
     Spec: ResponseHeader.json
     """
 
-    API_KEY: ClassVar[int | None] = None
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 1
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 1
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
     correlation_id: int = 0
     """The correlation id copied from the request this response answers.
 
     Versions: 0-1.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -175,13 +187,14 @@ class ResponseHeader:
 def _read_request_header_v0(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(RequestHeader)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = RequestHeader.__new__(RequestHeader)
     obj.client_id = ""
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
-    obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
+    obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
     return obj, pos
 
@@ -191,7 +204,7 @@ def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hhi.pack(obj.request_api_key, obj.request_api_version, obj.correlation_id)
+        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
     except Exception as exc:
         raise _wire.encode_error(
             obj, exc, ("request_api_key:int16", "request_api_version:int16", "correlation_id:int32")
@@ -201,12 +214,13 @@ def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
 def _read_request_header_v1(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 1."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(RequestHeader)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = RequestHeader.__new__(RequestHeader)
+    obj.unknown_tagged_fields = ()
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
-    obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
+    obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
     obj.client_id, pos = _wire.read_nullable_string(buf, pos, "client_id")
     return obj, pos
@@ -217,7 +231,7 @@ def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hhi.pack(obj.request_api_key, obj.request_api_version, obj.correlation_id)
+        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
         _wire.write_nullable_string(out, obj.client_id)
     except Exception as exc:
         raise _wire.encode_error(
@@ -235,25 +249,26 @@ def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
 def _read_request_header_v2(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(RequestHeader)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = RequestHeader.__new__(RequestHeader)
+    obj.unknown_tagged_fields = ()
     if pos + 8 > end:
         raise _wire.truncated(pos, 8, end - pos, "request_api_key")
-    obj.request_api_key, obj.request_api_version, obj.correlation_id = _S_hhi.unpack_from(buf, pos)
+    obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
     obj.client_id, pos = _wire.read_nullable_string(buf, pos, "client_id")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
     """Encode RequestHeader at version 2."""
     try:
-        out += _S_hhi.pack(obj.request_api_key, obj.request_api_version, obj.correlation_id)
+        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
         _wire.write_nullable_string(out, obj.client_id)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -275,12 +290,13 @@ def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
 def _read_response_header_v0(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ResponseHeader)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ResponseHeader.__new__(ResponseHeader)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "correlation_id")
-    (obj.correlation_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.correlation_id,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
@@ -290,7 +306,7 @@ def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.correlation_id)
+        out += _pack_i(obj.correlation_id)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
 
@@ -298,24 +314,25 @@ def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
 def _read_response_header_v1(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 1."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(ResponseHeader)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = ResponseHeader.__new__(ResponseHeader)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "correlation_id")
-    (obj.correlation_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.correlation_id,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_response_header_v1(obj: ResponseHeader, out: bytearray) -> None:
     """Encode ResponseHeader at version 1."""
     try:
-        out += _wire.INT32.pack(obj.correlation_id)
+        out += _pack_i(obj.correlation_id)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:

@@ -14,14 +14,92 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError
 
-_new = object.__new__
-
-_S_hii = struct.Struct(">hii")
-_S_hiii = struct.Struct(">hiii")
+# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_hii = struct.Struct(">hii").unpack_from
+_pack_hii = struct.Struct(">hii").pack
+_unpack_hiii = struct.Struct(">hiii").unpack_from
+_pack_hiii = struct.Struct(">hiii").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 
 
 @dataclass(slots=True)
-class MetadataRequest:
+class MetadataRequestTopic:
+    """Topics to describe; null asks for every topic from version 1 on.
+
+    Occurs in versions: 0-12.
+    """
+
+    topic_id: UUID = _wire.ZERO_UUID
+    """Id of the topic, or the zero uuid when the topic is named instead.
+
+    Versions: 10-12. Ignorable.
+    """
+    name: str | None = ""
+    """Name of the topic, or null when the topic is given by id.
+
+    Versions: 0-12. Nullable: 10-12. Entity: topicName.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(self, version, _WRITE_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> MetadataRequestTopic:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(data, version, _READ_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[MetadataRequestTopic, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data, offset, version, _READ_METADATA_REQUEST_TOPIC, "MetadataRequestTopic"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "topic_id": _wire.uuid_to_str(self.topic_id),
+            "name": self.name,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetadataRequestTopic:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(data, _KEYS_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
+        obj = cls()
+        if "topic_id" in data:
+            obj.topic_id = _wire.uuid_from_str(data["topic_id"])
+        if "name" in data:
+            obj.name = data["name"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+class _MetadataRequestFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 3
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 12
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
+@dataclass(slots=True)
+class MetadataRequest(_MetadataRequestFacts):
     """The request of Metadata (api key 3).
 
     Asks a broker for the cluster's brokers and for topic and partition metadata.
@@ -56,84 +134,7 @@ class MetadataRequest:
     Spec: MetadataRequest.json
     """
 
-    API_KEY: ClassVar[int | None] = 3
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 12
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
-    @dataclass(slots=True)
-    class MetadataRequestTopic:
-        """Topics to describe; null asks for every topic from version 1 on.
-
-        Occurs in versions: 0-12.
-        """
-
-        topic_id: UUID = _wire.ZERO_UUID
-        """Id of the topic, or the zero uuid when the topic is named instead.
-
-        Versions: 10-12. Ignorable.
-        """
-        name: str | None = ""
-        """Name of the topic, or null when the topic is given by id.
-
-        Versions: 0-12. Nullable: 10-12. Entity: topicName.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self, version, _WRITE_METADATA_REQUEST_TOPIC, "MetadataRequest.MetadataRequestTopic"
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> MetadataRequest.MetadataRequestTopic:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data, version, _READ_METADATA_REQUEST_TOPIC, "MetadataRequest.MetadataRequestTopic"
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_METADATA_REQUEST_TOPIC,
-                "MetadataRequest.MetadataRequestTopic",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "topic_id": _wire.uuid_to_str(self.topic_id),
-                "name": self.name,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> MetadataRequest.MetadataRequestTopic:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data, _KEYS_METADATA_REQUEST_TOPIC, "MetadataRequest.MetadataRequestTopic"
-            )
-            obj = cls()
-            if "topic_id" in data:
-                obj.topic_id = _wire.uuid_from_str(data["topic_id"])
-            if "name" in data:
-                obj.name = data["name"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
-    topics: list[MetadataRequest.MetadataRequestTopic] | None = field(default_factory=list)
+    topics: list[MetadataRequestTopic] | None = field(default_factory=list)
     """Topics to describe; null asks for every topic from version 1 on.
 
     Versions: 0-12. Nullable: 1-12.
@@ -154,7 +155,7 @@ class MetadataRequest:
 
     Versions: 8-12.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -192,9 +193,7 @@ class MetadataRequest:
             obj.topics = (
                 None
                 if data["topics"] is None
-                else [
-                    MetadataRequest.MetadataRequestTopic.from_dict(item) for item in data["topics"]
-                ]
+                else [MetadataRequestTopic.from_dict(item) for item in data["topics"]]
             )
         if "allow_auto_topic_creation" in data:
             obj.allow_auto_topic_creation = data["allow_auto_topic_creation"]
@@ -210,7 +209,300 @@ class MetadataRequest:
 
 
 @dataclass(slots=True)
-class MetadataResponse:
+class MetadataResponseBroker:
+    """The brokers that are part of the cluster.
+
+    Occurs in versions: 0-12.
+    """
+
+    node_id: int = 0
+    """Id of the broker.
+
+    Versions: 0-12. Map key. Entity: brokerId.
+    """
+    host: str = ""
+    """Host name the broker can be reached at.
+
+    Versions: 0-12.
+    """
+    port: int = 0
+    """Port the broker listens on.
+
+    Versions: 0-12.
+    """
+    rack: str | None = None
+    """Rack the broker is placed in, or null if none is configured.
+
+    Versions: 1-12. Nullable: 1-12. Ignorable.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self, version, _WRITE_METADATA_RESPONSE_BROKER, "MetadataResponseBroker"
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> MetadataResponseBroker:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(data, version, _READ_METADATA_RESPONSE_BROKER, "MetadataResponseBroker")
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[MetadataResponseBroker, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data, offset, version, _READ_METADATA_RESPONSE_BROKER, "MetadataResponseBroker"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "node_id": self.node_id,
+            "host": self.host,
+            "port": self.port,
+            "rack": self.rack,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponseBroker:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_BROKER, "MetadataResponseBroker")
+        obj = cls()
+        if "node_id" in data:
+            obj.node_id = data["node_id"]
+        if "host" in data:
+            obj.host = data["host"]
+        if "port" in data:
+            obj.port = data["port"]
+        if "rack" in data:
+            obj.rack = data["rack"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+@dataclass(slots=True)
+class MetadataResponsePartition:
+    """One entry per partition of the topic.
+
+    Occurs in versions: 0-12.
+    """
+
+    error_code: int = 0
+    """Error code for this partition, or 0 on success.
+
+    Versions: 0-12.
+    """
+    partition_index: int = 0
+    """Index of the partition within the topic.
+
+    Versions: 0-12.
+    """
+    leader_id: int = 0
+    """Id of the broker that leads the partition.
+
+    Versions: 0-12. Entity: brokerId.
+    """
+    leader_epoch: int = -1
+    """Current leader epoch of the partition.
+
+    Versions: 7-12. Ignorable.
+    """
+    replica_nodes: list[int] = field(default_factory=list)
+    """Ids of every broker holding a replica of the partition.
+
+    Versions: 0-12. Entity: brokerId.
+    """
+    isr_nodes: list[int] = field(default_factory=list)
+    """Ids of the replicas that are in sync with the leader.
+
+    Versions: 0-12. Entity: brokerId.
+    """
+    offline_replicas: list[int] = field(default_factory=list)
+    """Ids of the replicas that are currently offline.
+
+    Versions: 5-12. Ignorable. Entity: brokerId.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self, version, _WRITE_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> MetadataResponsePartition:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data, version, _READ_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[MetadataResponsePartition, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data, offset, version, _READ_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "error_code": self.error_code,
+            "partition_index": self.partition_index,
+            "leader_id": self.leader_id,
+            "leader_epoch": self.leader_epoch,
+            "replica_nodes": list(self.replica_nodes),
+            "isr_nodes": list(self.isr_nodes),
+            "offline_replicas": list(self.offline_replicas),
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponsePartition:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition")
+        obj = cls()
+        if "error_code" in data:
+            obj.error_code = data["error_code"]
+        if "partition_index" in data:
+            obj.partition_index = data["partition_index"]
+        if "leader_id" in data:
+            obj.leader_id = data["leader_id"]
+        if "leader_epoch" in data:
+            obj.leader_epoch = data["leader_epoch"]
+        if "replica_nodes" in data:
+            obj.replica_nodes = list(data["replica_nodes"])
+        if "isr_nodes" in data:
+            obj.isr_nodes = list(data["isr_nodes"])
+        if "offline_replicas" in data:
+            obj.offline_replicas = list(data["offline_replicas"])
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+@dataclass(slots=True)
+class MetadataResponseTopic:
+    """One entry per topic described.
+
+    Occurs in versions: 0-12.
+    """
+
+    error_code: int = 0
+    """Error code for this topic, or 0 on success.
+
+    Versions: 0-12.
+    """
+    name: str | None = ""
+    """Name of the topic; null only for an unknown topic that was asked for by id.
+
+    Versions: 0-12. Nullable: 12. Map key. Entity: topicName.
+    """
+    topic_id: UUID = _wire.ZERO_UUID
+    """Id of the topic; the zero uuid only for an unknown topic that was asked for by name.
+
+    Versions: 10-12. Ignorable.
+    """
+    is_internal: bool = False
+    """Whether the topic is an internal one.
+
+    Versions: 1-12. Ignorable.
+    """
+    partitions: list[MetadataResponsePartition] = field(default_factory=list)
+    """One entry per partition of the topic.
+
+    Versions: 0-12.
+    """
+    topic_authorized_operations: int = -2147483648
+    """Bit set of the operations the caller may perform on this topic.
+
+    Versions: 8-12.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(self, version, _WRITE_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> MetadataResponseTopic:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(data, version, _READ_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[MetadataResponseTopic, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data, offset, version, _READ_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "error_code": self.error_code,
+            "name": self.name,
+            "topic_id": _wire.uuid_to_str(self.topic_id),
+            "is_internal": self.is_internal,
+            "partitions": [item.to_dict() for item in self.partitions],
+            "topic_authorized_operations": self.topic_authorized_operations,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponseTopic:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
+        obj = cls()
+        if "error_code" in data:
+            obj.error_code = data["error_code"]
+        if "name" in data:
+            obj.name = data["name"]
+        if "topic_id" in data:
+            obj.topic_id = _wire.uuid_from_str(data["topic_id"])
+        if "is_internal" in data:
+            obj.is_internal = data["is_internal"]
+        if "partitions" in data:
+            obj.partitions = [
+                MetadataResponsePartition.from_dict(item) for item in data["partitions"]
+            ]
+        if "topic_authorized_operations" in data:
+            obj.topic_authorized_operations = data["topic_authorized_operations"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+class _MetadataResponseFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 3
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 12
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
+@dataclass(slots=True)
+class MetadataResponse(_MetadataResponseFacts):
     """The response of Metadata (api key 3).
 
     Describes the live brokers, the controller and the requested topics and partitions.
@@ -245,343 +537,13 @@ class MetadataResponse:
     Spec: MetadataResponse.json
     """
 
-    API_KEY: ClassVar[int | None] = 3
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 12
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
-    @dataclass(slots=True)
-    class MetadataResponseBroker:
-        """The brokers that are part of the cluster.
-
-        Occurs in versions: 0-12.
-        """
-
-        node_id: int = 0
-        """Id of the broker.
-
-        Versions: 0-12. Map key. Entity: brokerId.
-        """
-        host: str = ""
-        """Host name the broker can be reached at.
-
-        Versions: 0-12.
-        """
-        port: int = 0
-        """Port the broker listens on.
-
-        Versions: 0-12.
-        """
-        rack: str | None = None
-        """Rack the broker is placed in, or null if none is configured.
-
-        Versions: 1-12. Nullable: 1-12. Ignorable.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_METADATA_RESPONSE_BROKER,
-                "MetadataResponse.MetadataResponseBroker",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> MetadataResponse.MetadataResponseBroker:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_METADATA_RESPONSE_BROKER,
-                "MetadataResponse.MetadataResponseBroker",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_METADATA_RESPONSE_BROKER,
-                "MetadataResponse.MetadataResponseBroker",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "node_id": self.node_id,
-                "host": self.host,
-                "port": self.port,
-                "rack": self.rack,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponse.MetadataResponseBroker:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data, _KEYS_METADATA_RESPONSE_BROKER, "MetadataResponse.MetadataResponseBroker"
-            )
-            obj = cls()
-            if "node_id" in data:
-                obj.node_id = data["node_id"]
-            if "host" in data:
-                obj.host = data["host"]
-            if "port" in data:
-                obj.port = data["port"]
-            if "rack" in data:
-                obj.rack = data["rack"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
-    @dataclass(slots=True)
-    class MetadataResponsePartition:
-        """One entry per partition of the topic.
-
-        Occurs in versions: 0-12.
-        """
-
-        error_code: int = 0
-        """Error code for this partition, or 0 on success.
-
-        Versions: 0-12.
-        """
-        partition_index: int = 0
-        """Index of the partition within the topic.
-
-        Versions: 0-12.
-        """
-        leader_id: int = 0
-        """Id of the broker that leads the partition.
-
-        Versions: 0-12. Entity: brokerId.
-        """
-        leader_epoch: int = -1
-        """Current leader epoch of the partition.
-
-        Versions: 7-12. Ignorable.
-        """
-        replica_nodes: list[int] = field(default_factory=list)
-        """Ids of every broker holding a replica of the partition.
-
-        Versions: 0-12. Entity: brokerId.
-        """
-        isr_nodes: list[int] = field(default_factory=list)
-        """Ids of the replicas that are in sync with the leader.
-
-        Versions: 0-12. Entity: brokerId.
-        """
-        offline_replicas: list[int] = field(default_factory=list)
-        """Ids of the replicas that are currently offline.
-
-        Versions: 5-12. Ignorable. Entity: brokerId.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_METADATA_RESPONSE_PARTITION,
-                "MetadataResponse.MetadataResponsePartition",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> MetadataResponse.MetadataResponsePartition:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_METADATA_RESPONSE_PARTITION,
-                "MetadataResponse.MetadataResponsePartition",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_METADATA_RESPONSE_PARTITION,
-                "MetadataResponse.MetadataResponsePartition",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "error_code": self.error_code,
-                "partition_index": self.partition_index,
-                "leader_id": self.leader_id,
-                "leader_epoch": self.leader_epoch,
-                "replica_nodes": list(self.replica_nodes),
-                "isr_nodes": list(self.isr_nodes),
-                "offline_replicas": list(self.offline_replicas),
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponse.MetadataResponsePartition:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data,
-                _KEYS_METADATA_RESPONSE_PARTITION,
-                "MetadataResponse.MetadataResponsePartition",
-            )
-            obj = cls()
-            if "error_code" in data:
-                obj.error_code = data["error_code"]
-            if "partition_index" in data:
-                obj.partition_index = data["partition_index"]
-            if "leader_id" in data:
-                obj.leader_id = data["leader_id"]
-            if "leader_epoch" in data:
-                obj.leader_epoch = data["leader_epoch"]
-            if "replica_nodes" in data:
-                obj.replica_nodes = list(data["replica_nodes"])
-            if "isr_nodes" in data:
-                obj.isr_nodes = list(data["isr_nodes"])
-            if "offline_replicas" in data:
-                obj.offline_replicas = list(data["offline_replicas"])
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
-    @dataclass(slots=True)
-    class MetadataResponseTopic:
-        """One entry per topic described.
-
-        Occurs in versions: 0-12.
-        """
-
-        error_code: int = 0
-        """Error code for this topic, or 0 on success.
-
-        Versions: 0-12.
-        """
-        name: str | None = ""
-        """Name of the topic; null only for an unknown topic that was asked for by id.
-
-        Versions: 0-12. Nullable: 12. Map key. Entity: topicName.
-        """
-        topic_id: UUID = _wire.ZERO_UUID
-        """Id of the topic; the zero uuid only for an unknown topic that was asked for by name.
-
-        Versions: 10-12. Ignorable.
-        """
-        is_internal: bool = False
-        """Whether the topic is an internal one.
-
-        Versions: 1-12. Ignorable.
-        """
-        partitions: list[MetadataResponse.MetadataResponsePartition] = field(default_factory=list)
-        """One entry per partition of the topic.
-
-        Versions: 0-12.
-        """
-        topic_authorized_operations: int = -2147483648
-        """Bit set of the operations the caller may perform on this topic.
-
-        Versions: 8-12.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_METADATA_RESPONSE_TOPIC,
-                "MetadataResponse.MetadataResponseTopic",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> MetadataResponse.MetadataResponseTopic:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_METADATA_RESPONSE_TOPIC,
-                "MetadataResponse.MetadataResponseTopic",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_METADATA_RESPONSE_TOPIC,
-                "MetadataResponse.MetadataResponseTopic",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "error_code": self.error_code,
-                "name": self.name,
-                "topic_id": _wire.uuid_to_str(self.topic_id),
-                "is_internal": self.is_internal,
-                "partitions": [item.to_dict() for item in self.partitions],
-                "topic_authorized_operations": self.topic_authorized_operations,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponse.MetadataResponseTopic:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data, _KEYS_METADATA_RESPONSE_TOPIC, "MetadataResponse.MetadataResponseTopic"
-            )
-            obj = cls()
-            if "error_code" in data:
-                obj.error_code = data["error_code"]
-            if "name" in data:
-                obj.name = data["name"]
-            if "topic_id" in data:
-                obj.topic_id = _wire.uuid_from_str(data["topic_id"])
-            if "is_internal" in data:
-                obj.is_internal = data["is_internal"]
-            if "partitions" in data:
-                obj.partitions = [
-                    MetadataResponse.MetadataResponsePartition.from_dict(item)
-                    for item in data["partitions"]
-                ]
-            if "topic_authorized_operations" in data:
-                obj.topic_authorized_operations = data["topic_authorized_operations"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
     throttle_time_ms: int = 0
     """Milliseconds the request was throttled for because of a quota, or 0 if it was not
     throttled.
 
     Versions: 3-12. Ignorable.
     """
-    brokers: list[MetadataResponse.MetadataResponseBroker] = field(default_factory=list)
+    brokers: list[MetadataResponseBroker] = field(default_factory=list)
     """The brokers that are part of the cluster.
 
     Versions: 0-12.
@@ -596,7 +558,7 @@ class MetadataResponse:
 
     Versions: 1-12. Ignorable. Entity: brokerId.
     """
-    topics: list[MetadataResponse.MetadataResponseTopic] = field(default_factory=list)
+    topics: list[MetadataResponseTopic] = field(default_factory=list)
     """One entry per topic described.
 
     Versions: 0-12.
@@ -606,7 +568,7 @@ class MetadataResponse:
 
     Versions: 8-10.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -645,17 +607,13 @@ class MetadataResponse:
         if "throttle_time_ms" in data:
             obj.throttle_time_ms = data["throttle_time_ms"]
         if "brokers" in data:
-            obj.brokers = [
-                MetadataResponse.MetadataResponseBroker.from_dict(item) for item in data["brokers"]
-            ]
+            obj.brokers = [MetadataResponseBroker.from_dict(item) for item in data["brokers"]]
         if "cluster_id" in data:
             obj.cluster_id = data["cluster_id"]
         if "controller_id" in data:
             obj.controller_id = data["controller_id"]
         if "topics" in data:
-            obj.topics = [
-                MetadataResponse.MetadataResponseTopic.from_dict(item) for item in data["topics"]
-            ]
+            obj.topics = [MetadataResponseTopic.from_dict(item) for item in data["topics"]]
         if "cluster_authorized_operations" in data:
             obj.cluster_authorized_operations = data["cluster_authorized_operations"]
         if "unknown_tagged_fields" in data:
@@ -663,21 +621,18 @@ class MetadataResponse:
         return obj
 
 
-def _read_metadata_request_topic_v0(
-    buf: Buffer, pos: int
-) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v0(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 0-8."""
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest.MetadataRequestTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
     obj.topic_id = _wire.ZERO_UUID
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.name, pos = _wire.read_string(buf, pos, "name")
     return obj, pos
 
 
-def _write_metadata_request_topic_v0(
-    obj: MetadataRequest.MetadataRequestTopic, out: bytearray
-) -> None:
+def _write_metadata_request_topic_v0(obj: MetadataRequestTopic, out: bytearray) -> None:
     """Encode MetadataRequestTopic at versions 0-8."""
     try:
         if obj.unknown_tagged_fields:
@@ -691,14 +646,15 @@ def _write_metadata_request_topic_v0(
 
 def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 0."""
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
     obj.allow_auto_topic_creation = True
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_array_length(buf, pos, 2, "topics")
-    topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+    topics_list: list[MetadataRequestTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
@@ -741,17 +697,18 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
 
 def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 1-3."""
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
     obj.allow_auto_topic_creation = True
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
@@ -796,16 +753,17 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v4(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 4-7."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
@@ -853,14 +811,15 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v8(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 8."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
@@ -912,26 +871,23 @@ def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_topic_v9(
-    buf: Buffer, pos: int
-) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v9(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at version 9."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest.MetadataRequestTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
     obj.topic_id = _wire.ZERO_UUID
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_request_topic_v9(
-    obj: MetadataRequest.MetadataRequestTopic, out: bytearray
-) -> None:
+def _write_metadata_request_topic_v9(obj: MetadataRequestTopic, out: bytearray) -> None:
     """Encode MetadataRequestTopic at version 9."""
     try:
         if obj.name is None:
@@ -948,14 +904,15 @@ def _write_metadata_request_topic_v9(
 def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 9."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 2, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v9(buf, pos)
@@ -978,7 +935,7 @@ def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, i
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -1013,26 +970,23 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_topic_v10(
-    buf: Buffer, pos: int
-) -> tuple[MetadataRequest.MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v10(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 10-12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest.MetadataRequestTopic)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    obj.unknown_tagged_fields = ()
     obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
     obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_request_topic_v10(
-    obj: MetadataRequest.MetadataRequestTopic, out: bytearray
-) -> None:
+def _write_metadata_request_topic_v10(obj: MetadataRequestTopic, out: bytearray) -> None:
     """Encode MetadataRequestTopic at versions 10-12."""
     try:
         _wire.write_uuid(out, obj.topic_id)
@@ -1048,14 +1002,15 @@ def _write_metadata_request_topic_v10(
 def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 10."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v10(buf, pos)
@@ -1078,7 +1033,7 @@ def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -1116,15 +1071,16 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
 def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 11-12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataRequest.__new__(MetadataRequest)
     obj.include_cluster_authorized_operations = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequest.MetadataRequestTopic] = []
+        topics_list: list[MetadataRequestTopic] = []
         try:
             for _ in range(n):
                 topics_list_item, pos = _read_metadata_request_topic_v10(buf, pos)
@@ -1143,7 +1099,7 @@ def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, 
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -1182,74 +1138,70 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_broker_v0(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v0(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseBroker)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
     obj.rack = None
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
-    (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
     obj.host, pos = _wire.read_string(buf, pos, "host")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "port")
-    (obj.port,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.port,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
-def _write_metadata_response_broker_v0(
-    obj: MetadataResponse.MetadataResponseBroker, out: bytearray
-) -> None:
+def _write_metadata_response_broker_v0(obj: MetadataResponseBroker, out: bytearray) -> None:
     """Encode MetadataResponseBroker at version 0."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.node_id)
+        out += _pack_i(obj.node_id)
         _wire.write_string(out, obj.host)
-        out += _wire.INT32.pack(obj.port)
+        out += _pack_i(obj.port)
     except Exception as exc:
         raise _wire.encode_error(obj, exc, ("node_id:int32", "host:string", "port:int32")) from None
 
 
 def _read_metadata_response_partition_v0(
     buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 0-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponsePartition)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.leader_epoch = -1
     obj.offline_replicas = []
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 10 > end:
         raise _wire.truncated(pos, 10, end - pos, "error_code")
-    obj.error_code, obj.partition_index, obj.leader_id = _S_hii.unpack_from(buf, pos)
+    obj.error_code, obj.partition_index, obj.leader_id = _unpack_hii(buf, pos)
     pos += 10
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
     return obj, pos
 
 
-def _write_metadata_response_partition_v0(
-    obj: MetadataResponse.MetadataResponsePartition, out: bytearray
-) -> None:
+def _write_metadata_response_partition_v0(obj: MetadataResponsePartition, out: bytearray) -> None:
     """Encode MetadataResponsePartition at versions 0-4."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
+        out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
         if obj.replica_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
         if obj.isr_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1264,24 +1216,23 @@ def _write_metadata_response_partition_v0(
         ) from None
 
 
-def _read_metadata_response_topic_v0(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v0(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
     obj.is_internal = False
     obj.topic_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_string(buf, pos, "name")
     n, pos = _wire.read_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v0(buf, pos)
@@ -1292,9 +1243,7 @@ def _read_metadata_response_topic_v0(
     return obj, pos
 
 
-def _write_metadata_response_topic_v0(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v0(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at version 0."""
     try:
         if obj.topic_authorized_operations != -2147483648:
@@ -1303,7 +1252,7 @@ def _write_metadata_response_topic_v0(
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
@@ -1320,15 +1269,16 @@ def _write_metadata_response_topic_v0(
 
 def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 0."""
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_id = None
     obj.controller_id = -1
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_array_length(buf, pos, 10, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v0(buf, pos)
@@ -1337,7 +1287,7 @@ def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse,
         raise exc.within(f"brokers[{len(brokers_list)}]") from None
     obj.brokers = brokers_list
     n, pos = _wire.read_array_length(buf, pos, 8, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v0(buf, pos)
@@ -1371,37 +1321,34 @@ def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(obj, exc, ("brokers:[]struct", "topics:[]struct")) from None
 
 
-def _read_metadata_response_broker_v1(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v1(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 1-8."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseBroker)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
-    (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
     obj.host, pos = _wire.read_string(buf, pos, "host")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "port")
-    (obj.port,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.port,) = _unpack_i(buf, pos)
     pos += 4
     obj.rack, pos = _wire.read_nullable_string(buf, pos, "rack")
     return obj, pos
 
 
-def _write_metadata_response_broker_v1(
-    obj: MetadataResponse.MetadataResponseBroker, out: bytearray
-) -> None:
+def _write_metadata_response_broker_v1(obj: MetadataResponseBroker, out: bytearray) -> None:
     """Encode MetadataResponseBroker at versions 1-8."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.node_id)
+        out += _pack_i(obj.node_id)
         _wire.write_string(out, obj.host)
-        out += _wire.INT32.pack(obj.port)
+        out += _pack_i(obj.port)
         _wire.write_nullable_string(out, obj.rack)
     except Exception as exc:
         raise _wire.encode_error(
@@ -1409,19 +1356,18 @@ def _write_metadata_response_broker_v1(
         ) from None
 
 
-def _read_metadata_response_topic_v1(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v1(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 1-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
     obj.topic_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_string(buf, pos, "name")
     if pos + 1 > end:
@@ -1429,7 +1375,7 @@ def _read_metadata_response_topic_v1(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v0(buf, pos)
@@ -1440,9 +1386,7 @@ def _read_metadata_response_topic_v1(
     return obj, pos
 
 
-def _write_metadata_response_topic_v1(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v1(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at versions 1-4."""
     try:
         if obj.topic_authorized_operations != -2147483648:
@@ -1451,7 +1395,7 @@ def _write_metadata_response_topic_v1(
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
@@ -1470,14 +1414,15 @@ def _write_metadata_response_topic_v1(
 def _read_metadata_response_v1(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 1."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_id = None
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -1487,10 +1432,10 @@ def _read_metadata_response_v1(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.brokers = brokers_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
@@ -1515,7 +1460,7 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
@@ -1530,13 +1475,14 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v2(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -1547,10 +1493,10 @@ def _read_metadata_response_v2(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
@@ -1576,7 +1522,7 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
@@ -1593,16 +1539,17 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v3(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 3-4."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -1613,10 +1560,10 @@ def _read_metadata_response_v3(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
@@ -1636,14 +1583,14 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
@@ -1665,40 +1612,41 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
 
 def _read_metadata_response_partition_v5(
     buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 5-6."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponsePartition)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.leader_epoch = -1
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 10 > end:
         raise _wire.truncated(pos, 10, end - pos, "error_code")
-    obj.error_code, obj.partition_index, obj.leader_id = _S_hii.unpack_from(buf, pos)
+    obj.error_code, obj.partition_index, obj.leader_id = _unpack_hii(buf, pos)
     pos += 10
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_fixed_array(buf, pos, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_fixed_array(
+        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
+    )
     return obj, pos
 
 
-def _write_metadata_response_partition_v5(
-    obj: MetadataResponse.MetadataResponsePartition, out: bytearray
-) -> None:
+def _write_metadata_response_partition_v5(obj: MetadataResponsePartition, out: bytearray) -> None:
     """Encode MetadataResponsePartition at versions 5-6."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hii.pack(obj.error_code, obj.partition_index, obj.leader_id)
+        out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
         if obj.replica_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
         if obj.isr_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
         if obj.offline_replicas.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.offline_replicas)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1714,19 +1662,18 @@ def _write_metadata_response_partition_v5(
         ) from None
 
 
-def _read_metadata_response_topic_v5(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v5(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 5-6."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
     obj.topic_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_string(buf, pos, "name")
     if pos + 1 > end:
@@ -1734,7 +1681,7 @@ def _read_metadata_response_topic_v5(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_array_length(buf, pos, 22, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v5(buf, pos)
@@ -1745,9 +1692,7 @@ def _read_metadata_response_topic_v5(
     return obj, pos
 
 
-def _write_metadata_response_topic_v5(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v5(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at versions 5-6."""
     try:
         if obj.topic_authorized_operations != -2147483648:
@@ -1756,7 +1701,7 @@ def _write_metadata_response_topic_v5(
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
@@ -1775,16 +1720,17 @@ def _write_metadata_response_topic_v5(
 def _read_metadata_response_v5(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 5-6."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -1795,10 +1741,10 @@ def _read_metadata_response_v5(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v5(buf, pos)
@@ -1818,14 +1764,14 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
@@ -1847,41 +1793,40 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
 
 def _read_metadata_response_partition_v7(
     buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 7-8."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponsePartition)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    obj.unknown_tagged_fields = ()
     if pos + 14 > end:
         raise _wire.truncated(pos, 14, end - pos, "error_code")
-    obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _S_hiii.unpack_from(
-        buf, pos
-    )
+    obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _unpack_hiii(buf, pos)
     pos += 14
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, "i", 4, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_fixed_array(buf, pos, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
+    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_fixed_array(
+        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
+    )
     return obj, pos
 
 
-def _write_metadata_response_partition_v7(
-    obj: MetadataResponse.MetadataResponsePartition, out: bytearray
-) -> None:
+def _write_metadata_response_partition_v7(obj: MetadataResponsePartition, out: bytearray) -> None:
     """Encode MetadataResponsePartition at versions 7-8."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+        out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
         if obj.replica_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
         if obj.isr_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
         if obj.offline_replicas.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_fixed_array(out, "i", obj.offline_replicas)
+        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -1898,19 +1843,18 @@ def _write_metadata_response_partition_v7(
         ) from None
 
 
-def _read_metadata_response_topic_v7(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v7(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 7."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
     obj.topic_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_string(buf, pos, "name")
     if pos + 1 > end:
@@ -1918,7 +1862,7 @@ def _read_metadata_response_topic_v7(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_array_length(buf, pos, 26, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v7(buf, pos)
@@ -1929,9 +1873,7 @@ def _read_metadata_response_topic_v7(
     return obj, pos
 
 
-def _write_metadata_response_topic_v7(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v7(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at version 7."""
     try:
         if obj.topic_authorized_operations != -2147483648:
@@ -1940,7 +1882,7 @@ def _write_metadata_response_topic_v7(
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
@@ -1959,16 +1901,17 @@ def _write_metadata_response_topic_v7(
 def _read_metadata_response_v7(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 7."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -1979,10 +1922,10 @@ def _read_metadata_response_v7(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v7(buf, pos)
@@ -2002,14 +1945,14 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
             )
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
@@ -2029,18 +1972,17 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v8(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v8(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 8."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_string(buf, pos, "name")
     if pos + 1 > end:
@@ -2048,7 +1990,7 @@ def _read_metadata_response_topic_v8(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_array_length(buf, pos, 26, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v7(buf, pos)
@@ -2058,19 +2000,17 @@ def _read_metadata_response_topic_v8(
     obj.partitions = partitions_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
-    (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
-def _write_metadata_response_topic_v8(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v8(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at version 8."""
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_string(out, obj.name)
@@ -2080,7 +2020,7 @@ def _write_metadata_response_topic_v8(
         out += _wire.INT32.pack(len(obj.partitions))
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v7(partitions_list_item, out)
-        out += _wire.INT32.pack(obj.topic_authorized_operations)
+        out += _pack_i(obj.topic_authorized_operations)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2098,15 +2038,16 @@ def _write_metadata_response_topic_v8(
 def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 8."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
@@ -2117,10 +2058,10 @@ def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_array_length(buf, pos, 13, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v8(buf, pos)
@@ -2130,7 +2071,7 @@ def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.topics = topics_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
-    (obj.cluster_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
@@ -2140,20 +2081,20 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
     try:
         if obj.unknown_tagged_fields:
             raise _wire.tagged_in_plain_version(obj)
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.brokers))
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v1(brokers_list_item, out)
         _wire.write_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         out += _wire.INT32.pack(len(obj.topics))
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v8(topics_list_item, out)
-        out += _wire.INT32.pack(obj.cluster_authorized_operations)
+        out += _pack_i(obj.cluster_authorized_operations)
     except Exception as exc:
         raise _wire.encode_error(
             obj,
@@ -2169,39 +2110,36 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_broker_v9(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v9(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 9-12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseBroker)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "node_id")
-    (obj.node_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
     obj.host, pos = _wire.read_compact_string(buf, pos, "host")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "port")
-    (obj.port,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.port,) = _unpack_i(buf, pos)
     pos += 4
     obj.rack, pos = _wire.read_compact_nullable_string(buf, pos, "rack")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_response_broker_v9(
-    obj: MetadataResponse.MetadataResponseBroker, out: bytearray
-) -> None:
+def _write_metadata_response_broker_v9(obj: MetadataResponseBroker, out: bytearray) -> None:
     """Encode MetadataResponseBroker at versions 9-12."""
     try:
-        out += _wire.INT32.pack(obj.node_id)
+        out += _pack_i(obj.node_id)
         _wire.write_compact_string(out, obj.host)
-        out += _wire.INT32.pack(obj.port)
+        out += _pack_i(obj.port)
         _wire.write_compact_nullable_string(out, obj.rack)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -2215,43 +2153,44 @@ def _write_metadata_response_broker_v9(
 
 def _read_metadata_response_partition_v9(
     buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponsePartition, int]:
+) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 9-12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponsePartition)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    obj.unknown_tagged_fields = ()
     if pos + 14 > end:
         raise _wire.truncated(pos, 14, end - pos, "error_code")
-    obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _S_hiii.unpack_from(
-        buf, pos
-    )
+    obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _unpack_hiii(buf, pos)
     pos += 14
-    obj.replica_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_compact_fixed_array(buf, pos, "i", 4, "offline_replicas")
+    obj.replica_nodes, pos = _wire.read_compact_fixed_array(
+        buf, pos, _wire.INT32_ITEMS, "replica_nodes"
+    )
+    obj.isr_nodes, pos = _wire.read_compact_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
+    obj.offline_replicas, pos = _wire.read_compact_fixed_array(
+        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
+    )
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_response_partition_v9(
-    obj: MetadataResponse.MetadataResponsePartition, out: bytearray
-) -> None:
+def _write_metadata_response_partition_v9(obj: MetadataResponsePartition, out: bytearray) -> None:
     """Encode MetadataResponsePartition at versions 9-12."""
     try:
-        out += _S_hiii.pack(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+        out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
         if obj.replica_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, "i", obj.replica_nodes)
+        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
         if obj.isr_nodes.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, "i", obj.isr_nodes)
+        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
         if obj.offline_replicas.__class__ is not list:
             raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, "i", obj.offline_replicas)
+        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2272,18 +2211,17 @@ def _write_metadata_response_partition_v9(
         ) from None
 
 
-def _read_metadata_response_topic_v9(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v9(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 9."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.topic_id = _wire.ZERO_UUID
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     if pos + 1 > end:
@@ -2291,7 +2229,7 @@ def _read_metadata_response_topic_v9(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
@@ -2301,21 +2239,19 @@ def _read_metadata_response_topic_v9(
     obj.partitions = partitions_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
-    (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_response_topic_v9(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v9(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at version 9."""
     try:
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
@@ -2325,7 +2261,7 @@ def _write_metadata_response_topic_v9(
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _wire.INT32.pack(obj.topic_authorized_operations)
+        out += _pack_i(obj.topic_authorized_operations)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2347,15 +2283,16 @@ def _write_metadata_response_topic_v9(
 def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 9."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
@@ -2366,10 +2303,10 @@ def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 10, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v9(buf, pos)
@@ -2379,32 +2316,32 @@ def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse,
     obj.topics = topics_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
-    (obj.cluster_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
     """Encode MetadataResponse at version 9."""
     try:
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v9(topics_list_item, out)
-        out += _wire.INT32.pack(obj.cluster_authorized_operations)
+        out += _pack_i(obj.cluster_authorized_operations)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2424,17 +2361,16 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v10(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v10(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 10-11."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_compact_string(buf, pos, "name")
     obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
@@ -2443,7 +2379,7 @@ def _read_metadata_response_topic_v10(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
@@ -2453,21 +2389,19 @@ def _read_metadata_response_topic_v10(
     obj.partitions = partitions_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
-    (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_response_topic_v10(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v10(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at versions 10-11."""
     try:
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         if obj.name is None:
             raise _wire.null_error(obj, "name")
         _wire.write_compact_string(out, obj.name)
@@ -2478,7 +2412,7 @@ def _write_metadata_response_topic_v10(
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _wire.INT32.pack(obj.topic_authorized_operations)
+        out += _pack_i(obj.topic_authorized_operations)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2501,15 +2435,16 @@ def _write_metadata_response_topic_v10(
 def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 10."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
@@ -2520,10 +2455,10 @@ def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse
     obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v10(buf, pos)
@@ -2533,32 +2468,32 @@ def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse
     obj.topics = topics_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
-    (obj.cluster_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
     """Encode MetadataResponse at version 10."""
     try:
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
         for topics_list_item in obj.topics:
             _write_metadata_response_topic_v10(topics_list_item, out)
-        out += _wire.INT32.pack(obj.cluster_authorized_operations)
+        out += _pack_i(obj.cluster_authorized_operations)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2581,16 +2516,17 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
 def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 11."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
@@ -2601,10 +2537,10 @@ def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse
     obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v10(buf, pos)
@@ -2615,7 +2551,7 @@ def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -2626,14 +2562,14 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.guard_default(
                 obj, "cluster_authorized_operations", obj.cluster_authorized_operations
             )
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
@@ -2657,17 +2593,16 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v12(
-    buf: Buffer, pos: int
-) -> tuple[MetadataResponse.MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v12(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse.MetadataResponseTopic)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    obj.unknown_tagged_fields = ()
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
     obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
@@ -2676,7 +2611,7 @@ def _read_metadata_response_topic_v12(
     (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
     pos += 1
     n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponse.MetadataResponsePartition] = []
+    partitions_list: list[MetadataResponsePartition] = []
     try:
         for _ in range(n):
             partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
@@ -2686,21 +2621,19 @@ def _read_metadata_response_topic_v12(
     obj.partitions = partitions_list
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
-    (obj.topic_authorized_operations,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
-def _write_metadata_response_topic_v12(
-    obj: MetadataResponse.MetadataResponseTopic, out: bytearray
-) -> None:
+def _write_metadata_response_topic_v12(obj: MetadataResponseTopic, out: bytearray) -> None:
     """Encode MetadataResponseTopic at version 12."""
     try:
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         _wire.write_compact_nullable_string(out, obj.name)
         _wire.write_uuid(out, obj.topic_id)
         out += _wire.BOOL_BYTES[obj.is_internal]
@@ -2709,7 +2642,7 @@ def _write_metadata_response_topic_v12(
         _wire.write_uvarint(out, len(obj.partitions) + 1)
         for partitions_list_item in obj.partitions:
             _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _wire.INT32.pack(obj.topic_authorized_operations)
+        out += _pack_i(obj.topic_authorized_operations)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -2732,16 +2665,17 @@ def _write_metadata_response_topic_v12(
 def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 12."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(MetadataResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
-    (obj.throttle_time_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponse.MetadataResponseBroker] = []
+    brokers_list: list[MetadataResponseBroker] = []
     try:
         for _ in range(n):
             brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
@@ -2752,10 +2686,10 @@ def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse
     obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "controller_id")
-    (obj.controller_id,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponse.MetadataResponseTopic] = []
+    topics_list: list[MetadataResponseTopic] = []
     try:
         for _ in range(n):
             topics_list_item, pos = _read_metadata_response_topic_v12(buf, pos)
@@ -2766,7 +2700,7 @@ def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -2777,14 +2711,14 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
             raise _wire.guard_default(
                 obj, "cluster_authorized_operations", obj.cluster_authorized_operations
             )
-        out += _wire.INT32.pack(obj.throttle_time_ms)
+        out += _pack_i(obj.throttle_time_ms)
         if obj.brokers.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.brokers) + 1)
         for brokers_list_item in obj.brokers:
             _write_metadata_response_broker_v9(brokers_list_item, out)
         _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _wire.INT32.pack(obj.controller_id)
+        out += _pack_i(obj.controller_id)
         if obj.topics.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.topics) + 1)
@@ -2808,7 +2742,7 @@ def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-_READ_METADATA_REQUEST_TOPIC: dict[int, _wire.Reader[MetadataRequest.MetadataRequestTopic]] = {
+_READ_METADATA_REQUEST_TOPIC: dict[int, _wire.Reader[MetadataRequestTopic]] = {
     0: _read_metadata_request_topic_v0,
     1: _read_metadata_request_topic_v0,
     2: _read_metadata_request_topic_v0,
@@ -2823,7 +2757,7 @@ _READ_METADATA_REQUEST_TOPIC: dict[int, _wire.Reader[MetadataRequest.MetadataReq
     11: _read_metadata_request_topic_v10,
     12: _read_metadata_request_topic_v10,
 }
-_WRITE_METADATA_REQUEST_TOPIC: dict[int, _wire.Writer[MetadataRequest.MetadataRequestTopic]] = {
+_WRITE_METADATA_REQUEST_TOPIC: dict[int, _wire.Writer[MetadataRequestTopic]] = {
     0: _write_metadata_request_topic_v0,
     1: _write_metadata_request_topic_v0,
     2: _write_metadata_request_topic_v0,
@@ -2880,7 +2814,7 @@ _KEYS_METADATA_REQUEST = frozenset(
     )
 )
 
-_READ_METADATA_RESPONSE_BROKER: dict[int, _wire.Reader[MetadataResponse.MetadataResponseBroker]] = {
+_READ_METADATA_RESPONSE_BROKER: dict[int, _wire.Reader[MetadataResponseBroker]] = {
     0: _read_metadata_response_broker_v0,
     1: _read_metadata_response_broker_v1,
     2: _read_metadata_response_broker_v1,
@@ -2895,9 +2829,7 @@ _READ_METADATA_RESPONSE_BROKER: dict[int, _wire.Reader[MetadataResponse.Metadata
     11: _read_metadata_response_broker_v9,
     12: _read_metadata_response_broker_v9,
 }
-_WRITE_METADATA_RESPONSE_BROKER: dict[
-    int, _wire.Writer[MetadataResponse.MetadataResponseBroker]
-] = {
+_WRITE_METADATA_RESPONSE_BROKER: dict[int, _wire.Writer[MetadataResponseBroker]] = {
     0: _write_metadata_response_broker_v0,
     1: _write_metadata_response_broker_v1,
     2: _write_metadata_response_broker_v1,
@@ -2916,9 +2848,7 @@ _KEYS_METADATA_RESPONSE_BROKER = frozenset(
     ("node_id", "host", "port", "rack", "unknown_tagged_fields")
 )
 
-_READ_METADATA_RESPONSE_PARTITION: dict[
-    int, _wire.Reader[MetadataResponse.MetadataResponsePartition]
-] = {
+_READ_METADATA_RESPONSE_PARTITION: dict[int, _wire.Reader[MetadataResponsePartition]] = {
     0: _read_metadata_response_partition_v0,
     1: _read_metadata_response_partition_v0,
     2: _read_metadata_response_partition_v0,
@@ -2933,9 +2863,7 @@ _READ_METADATA_RESPONSE_PARTITION: dict[
     11: _read_metadata_response_partition_v9,
     12: _read_metadata_response_partition_v9,
 }
-_WRITE_METADATA_RESPONSE_PARTITION: dict[
-    int, _wire.Writer[MetadataResponse.MetadataResponsePartition]
-] = {
+_WRITE_METADATA_RESPONSE_PARTITION: dict[int, _wire.Writer[MetadataResponsePartition]] = {
     0: _write_metadata_response_partition_v0,
     1: _write_metadata_response_partition_v0,
     2: _write_metadata_response_partition_v0,
@@ -2963,7 +2891,7 @@ _KEYS_METADATA_RESPONSE_PARTITION = frozenset(
     )
 )
 
-_READ_METADATA_RESPONSE_TOPIC: dict[int, _wire.Reader[MetadataResponse.MetadataResponseTopic]] = {
+_READ_METADATA_RESPONSE_TOPIC: dict[int, _wire.Reader[MetadataResponseTopic]] = {
     0: _read_metadata_response_topic_v0,
     1: _read_metadata_response_topic_v1,
     2: _read_metadata_response_topic_v1,
@@ -2978,7 +2906,7 @@ _READ_METADATA_RESPONSE_TOPIC: dict[int, _wire.Reader[MetadataResponse.MetadataR
     11: _read_metadata_response_topic_v10,
     12: _read_metadata_response_topic_v12,
 }
-_WRITE_METADATA_RESPONSE_TOPIC: dict[int, _wire.Writer[MetadataResponse.MetadataResponseTopic]] = {
+_WRITE_METADATA_RESPONSE_TOPIC: dict[int, _wire.Writer[MetadataResponseTopic]] = {
     0: _write_metadata_response_topic_v0,
     1: _write_metadata_response_topic_v1,
     2: _write_metadata_response_topic_v1,

@@ -42,7 +42,7 @@ API_VERSIONS_KEY = 18
 
 
 class ApiVersionRange(Protocol):
-    """One entry of an ApiVersions response (``ApiVersionsResponse.ApiVersion`` fits)."""
+    """One entry of an ApiVersions response (``ApiVersionsResponseApiVersion`` fits)."""
 
     @property
     def api_key(self) -> int: ...

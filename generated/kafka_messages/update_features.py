@@ -13,14 +13,129 @@ from . import _wire
 from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError
 
-_new = object.__new__
-
-_S_hb = struct.Struct(">hb")
-_S_ih = struct.Struct(">ih")
+# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_hb = struct.Struct(">hb").unpack_from
+_pack_hb = struct.Struct(">hb").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
+_unpack_ih = struct.Struct(">ih").unpack_from
+_pack_ih = struct.Struct(">ih").pack
 
 
 @dataclass(slots=True)
-class UpdateFeaturesRequest:
+class UpdateFeaturesRequestFeatureUpdateKey:
+    """The feature level changes to apply.
+
+    Occurs in versions: 0-2.
+    """
+
+    feature: str = ""
+    """Name of the feature to change.
+
+    Versions: 0-2. Map key.
+    """
+    max_version_level: int = 0
+    """New highest finalized level for the feature; a value below 1 asks for the feature to
+    be removed.
+
+    Versions: 0-2.
+    """
+    allow_downgrade: bool = False
+    """Whether the level may be lowered or the feature removed (replaced by UpgradeType in
+    version 1).
+
+    Versions: 0.
+    """
+    upgrade_type: int = 1
+    """Kind of change allowed: 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe
+    (lossy) downgrade.
+
+    Versions: 1-2.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self,
+            version,
+            _WRITE_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
+            "UpdateFeaturesRequestFeatureUpdateKey",
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesRequestFeatureUpdateKey:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data,
+            version,
+            _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
+            "UpdateFeaturesRequestFeatureUpdateKey",
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data,
+            offset,
+            version,
+            _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
+            "UpdateFeaturesRequestFeatureUpdateKey",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "feature": self.feature,
+            "max_version_level": self.max_version_level,
+            "allow_downgrade": self.allow_downgrade,
+            "upgrade_type": self.upgrade_type,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesRequestFeatureUpdateKey:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(
+            data,
+            _KEYS_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
+            "UpdateFeaturesRequestFeatureUpdateKey",
+        )
+        obj = cls()
+        if "feature" in data:
+            obj.feature = data["feature"]
+        if "max_version_level" in data:
+            obj.max_version_level = data["max_version_level"]
+        if "allow_downgrade" in data:
+            obj.allow_downgrade = data["allow_downgrade"]
+        if "upgrade_type" in data:
+            obj.upgrade_type = data["upgrade_type"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+class _UpdateFeaturesRequestFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 57
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
+@dataclass(slots=True)
+class UpdateFeaturesRequest(_UpdateFeaturesRequestFacts):
     """The request of UpdateFeatures (api key 57).
 
     Asks the cluster to change the finalized version levels of one or more features.
@@ -36,116 +151,12 @@ class UpdateFeaturesRequest:
     Spec: UpdateFeaturesRequest.json
     """
 
-    API_KEY: ClassVar[int | None] = 57
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 2
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
-    @dataclass(slots=True)
-    class FeatureUpdateKey:
-        """The feature level changes to apply.
-
-        Occurs in versions: 0-2.
-        """
-
-        feature: str = ""
-        """Name of the feature to change.
-
-        Versions: 0-2. Map key.
-        """
-        max_version_level: int = 0
-        """New highest finalized level for the feature; a value below 1 asks for the feature to
-        be removed.
-
-        Versions: 0-2.
-        """
-        allow_downgrade: bool = False
-        """Whether the level may be lowered or the feature removed (replaced by UpgradeType in
-        version 1).
-
-        Versions: 0.
-        """
-        upgrade_type: int = 1
-        """Kind of change allowed: 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe
-        (lossy) downgrade.
-
-        Versions: 1-2.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-                "UpdateFeaturesRequest.FeatureUpdateKey",
-            )
-
-        @classmethod
-        def decode(cls, data: Buffer, version: int) -> UpdateFeaturesRequest.FeatureUpdateKey:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-                "UpdateFeaturesRequest.FeatureUpdateKey",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-                "UpdateFeaturesRequest.FeatureUpdateKey",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "feature": self.feature,
-                "max_version_level": self.max_version_level,
-                "allow_downgrade": self.allow_downgrade,
-                "upgrade_type": self.upgrade_type,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesRequest.FeatureUpdateKey:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data,
-                _KEYS_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-                "UpdateFeaturesRequest.FeatureUpdateKey",
-            )
-            obj = cls()
-            if "feature" in data:
-                obj.feature = data["feature"]
-            if "max_version_level" in data:
-                obj.max_version_level = data["max_version_level"]
-            if "allow_downgrade" in data:
-                obj.allow_downgrade = data["allow_downgrade"]
-            if "upgrade_type" in data:
-                obj.upgrade_type = data["upgrade_type"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
-
     timeout_ms: int = 60000
     """Milliseconds to wait for the update before giving up.
 
     Versions: 0-2.
     """
-    feature_updates: list[UpdateFeaturesRequest.FeatureUpdateKey] = field(default_factory=list)
+    feature_updates: list[UpdateFeaturesRequestFeatureUpdateKey] = field(default_factory=list)
     """The feature level changes to apply.
 
     Versions: 0-2.
@@ -155,7 +166,7 @@ class UpdateFeaturesRequest:
 
     Versions: 1-2.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -196,7 +207,7 @@ class UpdateFeaturesRequest:
             obj.timeout_ms = data["timeout_ms"]
         if "feature_updates" in data:
             obj.feature_updates = [
-                UpdateFeaturesRequest.FeatureUpdateKey.from_dict(item)
+                UpdateFeaturesRequestFeatureUpdateKey.from_dict(item)
                 for item in data["feature_updates"]
             ]
         if "validate_only" in data:
@@ -207,7 +218,106 @@ class UpdateFeaturesRequest:
 
 
 @dataclass(slots=True)
-class UpdateFeaturesResponse:
+class UpdateFeaturesResponseUpdatableFeatureResult:
+    """Outcome of each requested feature change.
+
+    Occurs in versions: 0-1.
+    """
+
+    feature: str = ""
+    """Name of the feature.
+
+    Versions: 0-1. Map key.
+    """
+    error_code: int = 0
+    """Error code for this feature's change, or 0 if it succeeded.
+
+    Versions: 0-1.
+    """
+    error_message: str | None = ""
+    """Error message for this feature's change, or null if it succeeded.
+
+    Versions: 0-1. Nullable: 0-1.
+    """
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
+    """Tagged fields this package does not know, kept raw and written back in tag order."""
+
+    def encode(self, version: int) -> bytes:
+        """The body bytes of this struct at ``version``."""
+        return _wire.encode(
+            self,
+            version,
+            _WRITE_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
+            "UpdateFeaturesResponseUpdatableFeatureResult",
+        )
+
+    @classmethod
+    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesResponseUpdatableFeatureResult:
+        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
+        return _wire.decode(
+            data,
+            version,
+            _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
+            "UpdateFeaturesResponseUpdatableFeatureResult",
+        )
+
+    @classmethod
+    def decode_from(
+        cls, data: Buffer, offset: int, version: int
+    ) -> tuple[UpdateFeaturesResponseUpdatableFeatureResult, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        return _wire.decode_from(
+            data,
+            offset,
+            version,
+            _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
+            "UpdateFeaturesResponseUpdatableFeatureResult",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
+        result: dict[str, Any] = {
+            "feature": self.feature,
+            "error_code": self.error_code,
+            "error_message": self.error_message,
+        }
+        if self.unknown_tagged_fields:
+            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
+        return result
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesResponseUpdatableFeatureResult:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        _wire.check_keys(
+            data,
+            _KEYS_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
+            "UpdateFeaturesResponseUpdatableFeatureResult",
+        )
+        obj = cls()
+        if "feature" in data:
+            obj.feature = data["feature"]
+        if "error_code" in data:
+            obj.error_code = data["error_code"]
+        if "error_message" in data:
+            obj.error_message = data["error_message"]
+        if "unknown_tagged_fields" in data:
+            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
+        return obj
+
+
+class _UpdateFeaturesResponseFacts:
+    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
+    # fields (mypyc/mypyc#1122).
+    __slots__ = ()
+    API_KEY: ClassVar[int | None] = 57
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
+    """The first flexible (compact, tagged) version; None if the message never is."""
+
+
+@dataclass(slots=True)
+class UpdateFeaturesResponse(_UpdateFeaturesResponseFacts):
     """The response of UpdateFeatures (api key 57).
 
     Reports the outcome of an UpdateFeaturesRequest.
@@ -222,103 +332,6 @@ class UpdateFeaturesResponse:
 
     Spec: UpdateFeaturesResponse.json
     """
-
-    API_KEY: ClassVar[int | None] = 57
-    MIN_VERSION: ClassVar[int] = 0
-    MAX_VERSION: ClassVar[int] = 2
-    FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
-    """The first flexible (compact, tagged) version; None if the message never is."""
-
-    @dataclass(slots=True)
-    class UpdatableFeatureResult:
-        """Outcome of each requested feature change.
-
-        Occurs in versions: 0-1.
-        """
-
-        feature: str = ""
-        """Name of the feature.
-
-        Versions: 0-1. Map key.
-        """
-        error_code: int = 0
-        """Error code for this feature's change, or 0 if it succeeded.
-
-        Versions: 0-1.
-        """
-        error_message: str | None = ""
-        """Error message for this feature's change, or null if it succeeded.
-
-        Versions: 0-1. Nullable: 0-1.
-        """
-        unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
-        """Tagged fields this package does not know, kept raw and written back in tag order."""
-
-        def encode(self, version: int) -> bytes:
-            """The body bytes of this struct at ``version``."""
-            return _wire.encode(
-                self,
-                version,
-                _WRITE_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-                "UpdateFeaturesResponse.UpdatableFeatureResult",
-            )
-
-        @classmethod
-        def decode(
-            cls, data: Buffer, version: int
-        ) -> UpdateFeaturesResponse.UpdatableFeatureResult:
-            """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-            return _wire.decode(
-                data,
-                version,
-                _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-                "UpdateFeaturesResponse.UpdatableFeatureResult",
-            )
-
-        @classmethod
-        def decode_from(
-            cls, data: Buffer, offset: int, version: int
-        ) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
-            """Decode from ``offset`` on; returns the value and the offset after it."""
-            return _wire.decode_from(
-                data,
-                offset,
-                version,
-                _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-                "UpdateFeaturesResponse.UpdatableFeatureResult",
-            )
-
-        def to_dict(self) -> dict[str, Any]:
-            """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-            result: dict[str, Any] = {
-                "feature": self.feature,
-                "error_code": self.error_code,
-                "error_message": self.error_message,
-            }
-            if self.unknown_tagged_fields:
-                result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-            return result
-
-        @classmethod
-        def from_dict(
-            cls, data: Mapping[str, Any]
-        ) -> UpdateFeaturesResponse.UpdatableFeatureResult:
-            """The inverse of ``to_dict``; missing keys take their defaults."""
-            _wire.check_keys(
-                data,
-                _KEYS_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-                "UpdateFeaturesResponse.UpdatableFeatureResult",
-            )
-            obj = cls()
-            if "feature" in data:
-                obj.feature = data["feature"]
-            if "error_code" in data:
-                obj.error_code = data["error_code"]
-            if "error_message" in data:
-                obj.error_message = data["error_message"]
-            if "unknown_tagged_fields" in data:
-                obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-            return obj
 
     throttle_time_ms: int = 0
     """Milliseconds the request was throttled for because of a quota, or 0 if it was not
@@ -336,12 +349,12 @@ class UpdateFeaturesResponse:
 
     Versions: 0-2. Nullable: 0-2.
     """
-    results: list[UpdateFeaturesResponse.UpdatableFeatureResult] = field(default_factory=list)
+    results: list[UpdateFeaturesResponseUpdatableFeatureResult] = field(default_factory=list)
     """Outcome of each requested feature change.
 
     Versions: 0-1. Ignorable.
     """
-    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
     """Tagged fields this package does not know, kept raw and written back in tag order."""
 
     def encode(self, version: int) -> bytes:
@@ -389,7 +402,7 @@ class UpdateFeaturesResponse:
             obj.error_message = data["error_message"]
         if "results" in data:
             obj.results = [
-                UpdateFeaturesResponse.UpdatableFeatureResult.from_dict(item)
+                UpdateFeaturesResponseUpdatableFeatureResult.from_dict(item)
                 for item in data["results"]
             ]
         if "unknown_tagged_fields" in data:
@@ -399,17 +412,18 @@ class UpdateFeaturesResponse:
 
 def _read_update_features_request_feature_update_key_v0(
     buf: Buffer, pos: int
-) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
+) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesRequest.FeatureUpdateKey)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesRequestFeatureUpdateKey.__new__(UpdateFeaturesRequestFeatureUpdateKey)
     obj.upgrade_type = 1
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "max_version_level")
-    (obj.max_version_level,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.max_version_level,) = _unpack_h(buf, pos)
     pos += 2
     if pos + 1 > end:
         raise _wire.truncated(pos, 1, end - pos, "allow_downgrade")
@@ -418,19 +432,19 @@ def _read_update_features_request_feature_update_key_v0(
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_request_feature_update_key_v0(
-    obj: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray
+    obj: UpdateFeaturesRequestFeatureUpdateKey, out: bytearray
 ) -> None:
     """Encode FeatureUpdateKey at version 0."""
     try:
         if obj.upgrade_type != 1:
             raise _wire.guard_default(obj, "upgrade_type", obj.upgrade_type)
         _wire.write_compact_string(out, obj.feature)
-        out += _wire.INT16.pack(obj.max_version_level)
+        out += _pack_h(obj.max_version_level)
         out += _wire.BOOL_BYTES[obj.allow_downgrade]
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -445,16 +459,17 @@ def _write_update_features_request_feature_update_key_v0(
 def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at version 0."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesRequest)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     obj.validate_only = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
-    (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
-    feature_updates_list: list[UpdateFeaturesRequest.FeatureUpdateKey] = []
+    feature_updates_list: list[UpdateFeaturesRequestFeatureUpdateKey] = []
     try:
         for _ in range(n):
             feature_updates_list_item, pos = _read_update_features_request_feature_update_key_v0(
@@ -467,7 +482,7 @@ def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeatu
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
@@ -476,7 +491,7 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
     try:
         if obj.validate_only:
             raise _wire.guard_default(obj, "validate_only", obj.validate_only)
-        out += _wire.INT32.pack(obj.timeout_ms)
+        out += _pack_i(obj.timeout_ms)
         if obj.feature_updates.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
@@ -494,34 +509,35 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
 
 def _read_update_features_request_feature_update_key_v1(
     buf: Buffer, pos: int
-) -> tuple[UpdateFeaturesRequest.FeatureUpdateKey, int]:
+) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at versions 1-2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesRequest.FeatureUpdateKey)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesRequestFeatureUpdateKey.__new__(UpdateFeaturesRequestFeatureUpdateKey)
     obj.allow_downgrade = False
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 3 > end:
         raise _wire.truncated(pos, 3, end - pos, "max_version_level")
-    obj.max_version_level, obj.upgrade_type = _S_hb.unpack_from(buf, pos)
+    obj.max_version_level, obj.upgrade_type = _unpack_hb(buf, pos)
     pos += 3
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_request_feature_update_key_v1(
-    obj: UpdateFeaturesRequest.FeatureUpdateKey, out: bytearray
+    obj: UpdateFeaturesRequestFeatureUpdateKey, out: bytearray
 ) -> None:
     """Encode FeatureUpdateKey at versions 1-2."""
     try:
         if obj.allow_downgrade:
             raise _wire.guard_default(obj, "allow_downgrade", obj.allow_downgrade)
         _wire.write_compact_string(out, obj.feature)
-        out += _S_hb.pack(obj.max_version_level, obj.upgrade_type)
+        out += _pack_hb(obj.max_version_level, obj.upgrade_type)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
         else:
@@ -535,15 +551,16 @@ def _write_update_features_request_feature_update_key_v1(
 def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at versions 1-2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesRequest)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
+    obj.unknown_tagged_fields = ()
     if pos + 4 > end:
         raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
-    (obj.timeout_ms,) = _wire.INT32.unpack_from(buf, pos)
+    (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
-    feature_updates_list: list[UpdateFeaturesRequest.FeatureUpdateKey] = []
+    feature_updates_list: list[UpdateFeaturesRequestFeatureUpdateKey] = []
     try:
         for _ in range(n):
             feature_updates_list_item, pos = _read_update_features_request_feature_update_key_v1(
@@ -560,14 +577,14 @@ def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeatu
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray) -> None:
     """Encode UpdateFeaturesRequest at versions 1-2."""
     try:
-        out += _wire.INT32.pack(obj.timeout_ms)
+        out += _pack_i(obj.timeout_ms)
         if obj.feature_updates.__class__ is not list:
             raise TypeError("not a list")
         _wire.write_uvarint(out, len(obj.feature_updates) + 1)
@@ -586,32 +603,35 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
 
 def _read_update_features_response_updatable_feature_result_v0(
     buf: Buffer, pos: int
-) -> tuple[UpdateFeaturesResponse.UpdatableFeatureResult, int]:
+) -> tuple[UpdateFeaturesResponseUpdatableFeatureResult, int]:
     """Decode UpdatableFeatureResult at versions 0-1."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesResponse.UpdatableFeatureResult)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesResponseUpdatableFeatureResult.__new__(
+        UpdateFeaturesResponseUpdatableFeatureResult
+    )
+    obj.unknown_tagged_fields = ()
     obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
     if pos + 2 > end:
         raise _wire.truncated(pos, 2, end - pos, "error_code")
-    (obj.error_code,) = _wire.INT16.unpack_from(buf, pos)
+    (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_response_updatable_feature_result_v0(
-    obj: UpdateFeaturesResponse.UpdatableFeatureResult, out: bytearray
+    obj: UpdateFeaturesResponseUpdatableFeatureResult, out: bytearray
 ) -> None:
     """Encode UpdatableFeatureResult at versions 0-1."""
     try:
         _wire.write_compact_string(out, obj.feature)
-        out += _wire.INT16.pack(obj.error_code)
+        out += _pack_h(obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -626,16 +646,17 @@ def _write_update_features_response_updatable_feature_result_v0(
 def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at versions 0-1."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesResponse)
-    obj.unknown_tagged_fields = []
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    obj.unknown_tagged_fields = ()
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
-    obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
+    obj.throttle_time_ms, obj.error_code = _unpack_ih(buf, pos)
     pos += 6
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
     n, pos = _wire.read_compact_array_length(buf, pos, 5, "results")
-    results_list: list[UpdateFeaturesResponse.UpdatableFeatureResult] = []
+    results_list: list[UpdateFeaturesResponseUpdatableFeatureResult] = []
     try:
         for _ in range(n):
             results_list_item, pos = _read_update_features_response_updatable_feature_result_v0(
@@ -648,14 +669,14 @@ def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeat
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearray) -> None:
     """Encode UpdateFeaturesResponse at versions 0-1."""
     try:
-        out += _S_ih.pack(obj.throttle_time_ms, obj.error_code)
+        out += _pack_ih(obj.throttle_time_ms, obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
         if obj.results.__class__ is not list:
             raise TypeError("not a list")
@@ -682,26 +703,27 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
 def _read_update_features_response_v2(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at version 2."""
     end = len(buf)
-    # Built without __init__: every field is set below, most from the wire.
-    obj = _new(UpdateFeaturesResponse)
+    # Built without __init__ (every field is set below); through the class's own __new__,
+    # which mypyc's native classes require.
+    obj = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
     obj.results = []
-    obj.unknown_tagged_fields = []
+    obj.unknown_tagged_fields = ()
     if pos + 6 > end:
         raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
-    obj.throttle_time_ms, obj.error_code = _S_ih.unpack_from(buf, pos)
+    obj.throttle_time_ms, obj.error_code = _unpack_ih(buf, pos)
     pos += 6
     obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
     if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
         pos += 1
     else:
-        pos = _wire.read_unknown_tags(buf, pos, obj.unknown_tagged_fields)
+        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
     return obj, pos
 
 
 def _write_update_features_response_v2(obj: UpdateFeaturesResponse, out: bytearray) -> None:
     """Encode UpdateFeaturesResponse at version 2."""
     try:
-        out += _S_ih.pack(obj.throttle_time_ms, obj.error_code)
+        out += _pack_ih(obj.throttle_time_ms, obj.error_code)
         _wire.write_compact_nullable_string(out, obj.error_message)
         if obj.unknown_tagged_fields:
             _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
@@ -714,14 +736,14 @@ def _write_update_features_response_v2(obj: UpdateFeaturesResponse, out: bytearr
 
 
 _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY: dict[
-    int, _wire.Reader[UpdateFeaturesRequest.FeatureUpdateKey]
+    int, _wire.Reader[UpdateFeaturesRequestFeatureUpdateKey]
 ] = {
     0: _read_update_features_request_feature_update_key_v0,
     1: _read_update_features_request_feature_update_key_v1,
     2: _read_update_features_request_feature_update_key_v1,
 }
 _WRITE_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY: dict[
-    int, _wire.Writer[UpdateFeaturesRequest.FeatureUpdateKey]
+    int, _wire.Writer[UpdateFeaturesRequestFeatureUpdateKey]
 ] = {
     0: _write_update_features_request_feature_update_key_v0,
     1: _write_update_features_request_feature_update_key_v1,
@@ -746,13 +768,13 @@ _KEYS_UPDATE_FEATURES_REQUEST = frozenset(
 )
 
 _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT: dict[
-    int, _wire.Reader[UpdateFeaturesResponse.UpdatableFeatureResult]
+    int, _wire.Reader[UpdateFeaturesResponseUpdatableFeatureResult]
 ] = {
     0: _read_update_features_response_updatable_feature_result_v0,
     1: _read_update_features_response_updatable_feature_result_v0,
 }
 _WRITE_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT: dict[
-    int, _wire.Writer[UpdateFeaturesResponse.UpdatableFeatureResult]
+    int, _wire.Writer[UpdateFeaturesResponseUpdatableFeatureResult]
 ] = {
     0: _write_update_features_response_updatable_feature_result_v0,
     1: _write_update_features_response_updatable_feature_result_v0,
