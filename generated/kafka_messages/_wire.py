@@ -18,7 +18,7 @@ from .errors import DecodeError, EncodeError, UnsupportedVersionError
 
 Buffer = Union[bytes, bytearray, memoryview]
 T = TypeVar("T")
-Reader = Callable[[Buffer, int], "tuple[T, int]"]
+Reader = Callable[[bytes, int], "tuple[T, int]"]
 Writer = Callable[[T, bytearray], None]
 
 BOOL = struct.Struct(">?")
@@ -61,7 +61,7 @@ def truncated(pos: int, need: int, have: int, path: str) -> DecodeError:
     return DecodeError(f"needs {need} bytes, {max(have, 0)} left", pos, path)
 
 
-def read_uvarint(buf: Buffer, pos: int, path: str) -> tuple[int, int]:
+def read_uvarint(buf: bytes, pos: int, path: str) -> tuple[int, int]:
     """An unsigned varint of at most 5 bytes (32 bits), as Kafka writes them."""
     end = len(buf)
     # Lengths below 16 KiB (nearly all of them) take one or two bytes.
@@ -84,7 +84,7 @@ def read_uvarint(buf: Buffer, pos: int, path: str) -> tuple[int, int]:
     raise DecodeError("unsigned varint longer than 5 bytes or above 32 bits", start, path)
 
 
-def check_size(buf: Buffer, pos: int, size: int, path: str) -> int:
+def check_size(buf: bytes, pos: int, size: int, path: str) -> int:
     """Return the end offset of ``size`` bytes at ``pos``, or raise if they are not there."""
     end = pos + size
     if end > len(buf):
@@ -92,7 +92,7 @@ def check_size(buf: Buffer, pos: int, size: int, path: str) -> int:
     return end
 
 
-def _string(buf: Buffer, pos: int, n: int, path: str) -> tuple[str, int]:
+def _string(buf: bytes, pos: int, n: int, path: str) -> tuple[str, int]:
     end = pos + n
     if end > len(buf):
         raise truncated(pos, n, len(buf) - pos, path)
@@ -106,7 +106,7 @@ def _string(buf: Buffer, pos: int, n: int, path: str) -> tuple[str, int]:
 # message, so one call fewer is worth the repeated line.
 
 
-def read_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
+def read_string(buf: bytes, pos: int, path: str) -> tuple[str, int]:
     if pos + 2 > len(buf):
         raise truncated(pos, 2, len(buf) - pos, path)
     (n,) = INT16.unpack_from(buf, pos)
@@ -115,7 +115,7 @@ def read_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
     return _string(buf, pos + 2, n, path)
 
 
-def read_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, int]:
+def read_nullable_string(buf: bytes, pos: int, path: str) -> tuple[str | None, int]:
     if pos + 2 > len(buf):
         raise truncated(pos, 2, len(buf) - pos, path)
     (n,) = INT16.unpack_from(buf, pos)
@@ -126,7 +126,7 @@ def read_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, 
     return _string(buf, pos + 2, n, path)
 
 
-def read_compact_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
+def read_compact_string(buf: bytes, pos: int, path: str) -> tuple[str, int]:
     if pos < len(buf) and buf[pos] < 0x80:  # the usual one-byte length
         n, after = buf[pos], pos + 1
     else:
@@ -136,7 +136,7 @@ def read_compact_string(buf: Buffer, pos: int, path: str) -> tuple[str, int]:
     return _string(buf, after, n - 1, path)
 
 
-def read_compact_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str | None, int]:
+def read_compact_nullable_string(buf: bytes, pos: int, path: str) -> tuple[str | None, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
     else:
@@ -146,21 +146,21 @@ def read_compact_nullable_string(buf: Buffer, pos: int, path: str) -> tuple[str 
     return _string(buf, after, n - 1, path)
 
 
-def _bytes(buf: Buffer, pos: int, n: int, path: str) -> tuple[bytes, int]:
+def _bytes(buf: bytes, pos: int, n: int, path: str) -> tuple[bytes, int]:
     end = pos + n
     if end > len(buf):
         raise truncated(pos, n, len(buf) - pos, path)
-    return bytes(buf[pos:end]), end
+    return buf[pos:end], end
 
 
-def read_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes, int]:
+def read_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes, int]:
     n = _int32(buf, pos, path)
     if n < 0:
         raise DecodeError(f"null or negative length {n} in non-nullable bytes", pos, path)
     return _bytes(buf, pos + 4, n, path)
 
 
-def read_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes | None, int]:
+def read_nullable_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes | None, int]:
     n = _int32(buf, pos, path)
     if n == -1:
         return None, pos + 4
@@ -169,7 +169,7 @@ def read_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes | None,
     return _bytes(buf, pos + 4, n, path)
 
 
-def read_compact_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes, int]:
+def read_compact_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
     else:
@@ -179,7 +179,7 @@ def read_compact_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes, int]:
     return _bytes(buf, after, n - 1, path)
 
 
-def read_compact_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes | None, int]:
+def read_compact_nullable_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes | None, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
     else:
@@ -189,65 +189,71 @@ def read_compact_nullable_bytes(buf: Buffer, pos: int, path: str) -> tuple[bytes
     return _bytes(buf, after, n - 1, path)
 
 
-def read_uuid(buf: Buffer, pos: int, path: str) -> tuple[UUID, int]:
+def read_uuid(buf: bytes, pos: int, path: str) -> tuple[UUID, int]:
     end = check_size(buf, pos, 16, path)
-    return UUID(bytes=bytes(buf[pos:end])), end
+    return UUID(bytes=buf[pos:end]), end
 
 
-def _int32(buf: Buffer, pos: int, path: str) -> int:
+def _int32(buf: bytes, pos: int, path: str) -> int:
     check_size(buf, pos, 4, path)
     value: int = INT32.unpack_from(buf, pos)[0]
     return value
 
 
-def _check_count(buf: Buffer, pos: int, n: int, item_size: int, path: str) -> None:
-    """Refuse a count whose items cannot fit in what remains: no allocation from a lie."""
-    if n * item_size > len(buf) - pos:
-        raise DecodeError(
-            f"array of {n} items of at least {item_size} bytes each does not fit in the "
-            f"{len(buf) - pos} bytes left",
-            pos,
-            path,
-        )
+# Each array-length reader refuses a count whose items cannot fit in what remains (no
+# allocation from a lie); the test is inlined, as these run once per array.
 
 
-def read_array_length(buf: Buffer, pos: int, item_size: int, path: str) -> tuple[int, int]:
+def _count_error(buf: bytes, pos: int, n: int, item_size: int, path: str) -> DecodeError:
+    return DecodeError(
+        f"array of {n} items of at least {item_size} bytes each does not fit in the "
+        f"{len(buf) - pos} bytes left",
+        pos,
+        path,
+    )
+
+
+def read_array_length(buf: bytes, pos: int, item_size: int, path: str) -> tuple[int, int]:
     n = _int32(buf, pos, path)
     if n < 0:
         raise DecodeError(f"null or negative count {n} in a non-nullable array", pos, path)
-    _check_count(buf, pos + 4, n, item_size, path)
+    if n * item_size > len(buf) - (pos + 4):
+        raise _count_error(buf, pos + 4, n, item_size, path)
     return n, pos + 4
 
 
-def read_nullable_array_length(buf: Buffer, pos: int, item_size: int, path: str) -> tuple[int, int]:
+def read_nullable_array_length(buf: bytes, pos: int, item_size: int, path: str) -> tuple[int, int]:
     """The count, or -1 for a null array."""
     n = _int32(buf, pos, path)
     if n < -1:
         raise DecodeError(f"negative count {n}", pos, path)
-    _check_count(buf, pos + 4, n, item_size, path)
+    if n * item_size > len(buf) - (pos + 4):
+        raise _count_error(buf, pos + 4, n, item_size, path)
     return n, pos + 4
 
 
-def read_compact_array_length(buf: Buffer, pos: int, item_size: int, path: str) -> tuple[int, int]:
+def read_compact_array_length(buf: bytes, pos: int, item_size: int, path: str) -> tuple[int, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
     else:
         n, after = read_uvarint(buf, pos, path)
     if n == 0:
         raise DecodeError("null in a non-nullable array", pos, path)
-    _check_count(buf, after, n - 1, item_size, path)
+    if (n - 1) * item_size > len(buf) - after:
+        raise _count_error(buf, after, n - 1, item_size, path)
     return n - 1, after
 
 
 def read_compact_nullable_array_length(
-    buf: Buffer, pos: int, item_size: int, path: str
+    buf: bytes, pos: int, item_size: int, path: str
 ) -> tuple[int, int]:
     """The count, or -1 for a null array."""
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
     else:
         n, after = read_uvarint(buf, pos, path)
-    _check_count(buf, after, n - 1, item_size, path)
+    if (n - 1) * item_size > len(buf) - after:
+        raise _count_error(buf, after, n - 1, item_size, path)
     return n - 1, after
 
 
@@ -261,7 +267,7 @@ class FixedItems:
     def __init__(self, code: str, size: int) -> None:
         self.code = code
         self.size = size
-        self.unpackers: list[Callable[[Buffer, int], tuple[Any, ...]] | None] = [None] * 65
+        self.unpackers: list[Callable[[bytes, int], tuple[Any, ...]] | None] = [None] * 65
         self.packers: list[Callable[..., bytes] | None] = [None] * 65
 
     def compile(self, n: int) -> struct.Struct:
@@ -271,7 +277,7 @@ class FixedItems:
             self.packers[n] = compiled.pack
         return compiled
 
-    def read(self, buf: Buffer, pos: int, n: int, path: str) -> tuple[list[Any], int]:
+    def read(self, buf: bytes, pos: int, n: int, path: str) -> tuple[list[Any], int]:
         """``n`` items at ``pos``, after checking that they are there."""
         stop = pos + n * self.size
         if stop > len(buf):
@@ -304,7 +310,7 @@ UINT16_ITEMS = FixedItems("H", 2)
 UINT32_ITEMS = FixedItems("I", 4)
 
 
-def read_fixed_array(buf: Buffer, pos: int, items: FixedItems, path: str) -> tuple[list[Any], int]:
+def read_fixed_array(buf: bytes, pos: int, items: FixedItems, path: str) -> tuple[list[Any], int]:
     """A classic (int32 count) array of fixed-size items, read in one unpack."""
     n = _int32(buf, pos, path)
     if n < 0:
@@ -313,7 +319,7 @@ def read_fixed_array(buf: Buffer, pos: int, items: FixedItems, path: str) -> tup
 
 
 def read_nullable_fixed_array(
-    buf: Buffer, pos: int, items: FixedItems, path: str
+    buf: bytes, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any] | None, int]:
     n = _int32(buf, pos, path)
     if n == -1:
@@ -324,7 +330,7 @@ def read_nullable_fixed_array(
 
 
 def read_compact_fixed_array(
-    buf: Buffer, pos: int, items: FixedItems, path: str
+    buf: bytes, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any], int]:
     """A compact (uvarint count + 1) array of fixed-size items, read in one unpack."""
     end = len(buf)
@@ -344,7 +350,7 @@ def read_compact_fixed_array(
 
 
 def read_compact_nullable_fixed_array(
-    buf: Buffer, pos: int, items: FixedItems, path: str
+    buf: bytes, pos: int, items: FixedItems, path: str
 ) -> tuple[list[Any] | None, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
@@ -355,7 +361,7 @@ def read_compact_nullable_fixed_array(
     return items.read(buf, after, n - 1, path)
 
 
-def read_unknown_tags(buf: Buffer, pos: int) -> tuple[tuple[RawTaggedField, ...], int]:
+def read_unknown_tags(buf: bytes, pos: int) -> tuple[tuple[RawTaggedField, ...], int]:
     """A tagged-field section of a struct with no known tags here: keep every field raw."""
     unknown: list[RawTaggedField] = []
     count, pos = read_uvarint(buf, pos, "tagged fields")
@@ -371,9 +377,9 @@ def read_unknown_tags(buf: Buffer, pos: int) -> tuple[tuple[RawTaggedField, ...]
     return tuple(unknown), pos
 
 
-def read_unknown_tag(buf: Buffer, pos: int, tag: int, size: int, path: str) -> RawTaggedField:
+def read_unknown_tag(buf: bytes, pos: int, tag: int, size: int, path: str) -> RawTaggedField:
     end = check_size(buf, pos, size, path)
-    return RawTaggedField(tag, bytes(buf[pos:end]))
+    return RawTaggedField(tag, buf[pos:end])
 
 
 def check_tag_order(tag: int, previous: int, pos: int, path: str) -> None:
@@ -408,8 +414,11 @@ def decode_from(
     read = readers.get(version)
     if read is None:
         raise DecodeError(f"{name} has no version {version}", offset, name)
+    # The readers take bytes: their slices are then values already, and mypyc indexes
+    # bytes natively. A bytearray or memoryview is copied once, here.
+    buf = data if isinstance(data, bytes) else bytes(data)
     try:
-        return read(data, offset)
+        return read(buf, offset)
     except DecodeError as exc:
         raise exc.within(name) from None
     except (struct.error, IndexError, ValueError, TypeError) as exc:  # pragma: no cover

@@ -509,7 +509,7 @@ class ApiVersionsResponse(_ApiVersionsResponseFacts):
         return obj
 
 
-def _read_api_versions_request_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
+def _read_api_versions_request_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 0-2."""
     # Built without __init__ (every field is set below); through the class's own __new__,
     # which mypyc's native classes require.
@@ -529,7 +529,7 @@ def _write_api_versions_request_v0(obj: ApiVersionsRequest, out: bytearray) -> N
         raise _wire.encode_error(obj, exc, ()) from None
 
 
-def _read_api_versions_request_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsRequest, int]:
+def _read_api_versions_request_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
     """Decode ApiVersionsRequest at versions 3-4."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -563,7 +563,7 @@ def _write_api_versions_request_v3(obj: ApiVersionsRequest, out: bytearray) -> N
 
 
 def _read_api_versions_response_api_version_v0(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseApiVersion, int]:
     """Decode ApiVersion at versions 0-2."""
     end = len(buf)
@@ -592,7 +592,7 @@ def _write_api_versions_response_api_version_v0(
         ) from None
 
 
-def _read_api_versions_response_v0(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _read_api_versions_response_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -636,7 +636,7 @@ def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) ->
         raise _wire.encode_error(obj, exc, ("error_code:int16", "api_keys:[]struct")) from None
 
 
-def _read_api_versions_response_v1(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _read_api_versions_response_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 1-2."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -687,7 +687,7 @@ def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) ->
 
 
 def _read_api_versions_response_api_version_v3(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseApiVersion, int]:
     """Decode ApiVersion at versions 3-4."""
     end = len(buf)
@@ -723,7 +723,7 @@ def _write_api_versions_response_api_version_v3(
 
 
 def _read_api_versions_response_supported_feature_key_v3(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseSupportedFeatureKey, int]:
     """Decode SupportedFeatureKey at versions 3-4."""
     end = len(buf)
@@ -761,7 +761,7 @@ def _write_api_versions_response_supported_feature_key_v3(
 
 
 def _read_api_versions_response_finalized_feature_key_v3(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseFinalizedFeatureKey, int]:
     """Decode FinalizedFeatureKey at versions 3-4."""
     end = len(buf)
@@ -798,7 +798,7 @@ def _write_api_versions_response_finalized_feature_key_v3(
         ) from None
 
 
-def _read_api_versions_response_v3(buf: Buffer, pos: int) -> tuple[ApiVersionsResponse, int]:
+def _read_api_versions_response_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     """Decode ApiVersionsResponse at versions 3-4."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,

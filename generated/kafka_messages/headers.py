@@ -184,7 +184,7 @@ class ResponseHeader(_ResponseHeaderFacts):
         return obj
 
 
-def _read_request_header_v0(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
+def _read_request_header_v0(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -211,7 +211,7 @@ def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
         ) from None
 
 
-def _read_request_header_v1(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
+def _read_request_header_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 1."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -246,7 +246,7 @@ def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
         ) from None
 
 
-def _read_request_header_v2(buf: Buffer, pos: int) -> tuple[RequestHeader, int]:
+def _read_request_header_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
     """Decode RequestHeader at version 2."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -287,7 +287,7 @@ def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
         ) from None
 
 
-def _read_response_header_v0(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
+def _read_response_header_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -311,7 +311,7 @@ def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
         raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
 
 
-def _read_response_header_v1(buf: Buffer, pos: int) -> tuple[ResponseHeader, int]:
+def _read_response_header_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
     """Decode ResponseHeader at version 1."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,

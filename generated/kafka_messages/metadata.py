@@ -621,7 +621,7 @@ class MetadataResponse(_MetadataResponseFacts):
         return obj
 
 
-def _read_metadata_request_topic_v0(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v0(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 0-8."""
     # Built without __init__ (every field is set below); through the class's own __new__,
     # which mypyc's native classes require.
@@ -644,7 +644,7 @@ def _write_metadata_request_topic_v0(obj: MetadataRequestTopic, out: bytearray) 
         raise _wire.encode_error(obj, exc, ("name:string",)) from None
 
 
-def _read_metadata_request_v0(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 0."""
     # Built without __init__ (every field is set below); through the class's own __new__,
     # which mypyc's native classes require.
@@ -695,7 +695,7 @@ def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(obj, exc, ("topics:[]struct",)) from None
 
 
-def _read_metadata_request_v1(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 1-3."""
     # Built without __init__ (every field is set below); through the class's own __new__,
     # which mypyc's native classes require.
@@ -750,7 +750,7 @@ def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
         raise _wire.encode_error(obj, exc, ("topics:[]struct?",)) from None
 
 
-def _read_metadata_request_v4(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 4-7."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -808,7 +808,7 @@ def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_v8(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 8."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -871,7 +871,7 @@ def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_topic_v9(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at version 9."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -901,7 +901,7 @@ def _write_metadata_request_topic_v9(obj: MetadataRequestTopic, out: bytearray) 
         raise _wire.encode_error(obj, exc, ("name:string",)) from None
 
 
-def _read_metadata_request_v9(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 9."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -970,7 +970,7 @@ def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_topic_v10(buf: Buffer, pos: int) -> tuple[MetadataRequestTopic, int]:
+def _read_metadata_request_topic_v10(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
     """Decode MetadataRequestTopic at versions 10-12."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -999,7 +999,7 @@ def _write_metadata_request_topic_v10(obj: MetadataRequestTopic, out: bytearray)
         raise _wire.encode_error(obj, exc, ("topic_id:uuid", "name:string?")) from None
 
 
-def _read_metadata_request_v10(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at version 10."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1068,7 +1068,7 @@ def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_request_v11(buf: Buffer, pos: int) -> tuple[MetadataRequest, int]:
+def _read_metadata_request_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
     """Decode MetadataRequest at versions 11-12."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1138,7 +1138,7 @@ def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_broker_v0(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1171,7 +1171,7 @@ def _write_metadata_response_broker_v0(obj: MetadataResponseBroker, out: bytearr
 
 
 def _read_metadata_response_partition_v0(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 0-4."""
     end = len(buf)
@@ -1216,7 +1216,7 @@ def _write_metadata_response_partition_v0(obj: MetadataResponsePartition, out: b
         ) from None
 
 
-def _read_metadata_response_topic_v0(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1267,7 +1267,7 @@ def _write_metadata_response_topic_v0(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v0(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 0."""
     # Built without __init__ (every field is set below); through the class's own __new__,
     # which mypyc's native classes require.
@@ -1321,7 +1321,7 @@ def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
         raise _wire.encode_error(obj, exc, ("brokers:[]struct", "topics:[]struct")) from None
 
 
-def _read_metadata_response_broker_v1(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v1(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 1-8."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1356,7 +1356,7 @@ def _write_metadata_response_broker_v1(obj: MetadataResponseBroker, out: bytearr
         ) from None
 
 
-def _read_metadata_response_topic_v1(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v1(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 1-4."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1411,7 +1411,7 @@ def _write_metadata_response_topic_v1(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v1(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 1."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1472,7 +1472,7 @@ def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_v2(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 2."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1536,7 +1536,7 @@ def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_v3(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 3-4."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1611,7 +1611,7 @@ def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
 
 
 def _read_metadata_response_partition_v5(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 5-6."""
     end = len(buf)
@@ -1662,7 +1662,7 @@ def _write_metadata_response_partition_v5(obj: MetadataResponsePartition, out: b
         ) from None
 
 
-def _read_metadata_response_topic_v5(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v5(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 5-6."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1717,7 +1717,7 @@ def _write_metadata_response_topic_v5(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v5(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at versions 5-6."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1792,7 +1792,7 @@ def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
 
 
 def _read_metadata_response_partition_v7(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 7-8."""
     end = len(buf)
@@ -1843,7 +1843,7 @@ def _write_metadata_response_partition_v7(obj: MetadataResponsePartition, out: b
         ) from None
 
 
-def _read_metadata_response_topic_v7(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v7(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 7."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1898,7 +1898,7 @@ def _write_metadata_response_topic_v7(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v7(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 7."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -1972,7 +1972,7 @@ def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v8(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 8."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2035,7 +2035,7 @@ def _write_metadata_response_topic_v8(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v8(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 8."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2110,7 +2110,7 @@ def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_broker_v9(buf: Buffer, pos: int) -> tuple[MetadataResponseBroker, int]:
+def _read_metadata_response_broker_v9(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
     """Decode MetadataResponseBroker at versions 9-12."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2152,7 +2152,7 @@ def _write_metadata_response_broker_v9(obj: MetadataResponseBroker, out: bytearr
 
 
 def _read_metadata_response_partition_v9(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
     """Decode MetadataResponsePartition at versions 9-12."""
     end = len(buf)
@@ -2211,7 +2211,7 @@ def _write_metadata_response_partition_v9(obj: MetadataResponsePartition, out: b
         ) from None
 
 
-def _read_metadata_response_topic_v9(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 9."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2280,7 +2280,7 @@ def _write_metadata_response_topic_v9(obj: MetadataResponseTopic, out: bytearray
         ) from None
 
 
-def _read_metadata_response_v9(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 9."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2361,7 +2361,7 @@ def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v10(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v10(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at versions 10-11."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2432,7 +2432,7 @@ def _write_metadata_response_topic_v10(obj: MetadataResponseTopic, out: bytearra
         ) from None
 
 
-def _read_metadata_response_v10(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 10."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2513,7 +2513,7 @@ def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_v11(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 11."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2593,7 +2593,7 @@ def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
         ) from None
 
 
-def _read_metadata_response_topic_v12(buf: Buffer, pos: int) -> tuple[MetadataResponseTopic, int]:
+def _read_metadata_response_topic_v12(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
     """Decode MetadataResponseTopic at version 12."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -2662,7 +2662,7 @@ def _write_metadata_response_topic_v12(obj: MetadataResponseTopic, out: bytearra
         ) from None
 
 
-def _read_metadata_response_v12(buf: Buffer, pos: int) -> tuple[MetadataResponse, int]:
+def _read_metadata_response_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
     """Decode MetadataResponse at version 12."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,

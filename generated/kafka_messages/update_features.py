@@ -411,7 +411,7 @@ class UpdateFeaturesResponse(_UpdateFeaturesResponseFacts):
 
 
 def _read_update_features_request_feature_update_key_v0(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at version 0."""
     end = len(buf)
@@ -456,7 +456,7 @@ def _write_update_features_request_feature_update_key_v0(
         ) from None
 
 
-def _read_update_features_request_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
+def _read_update_features_request_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at version 0."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -508,7 +508,7 @@ def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray
 
 
 def _read_update_features_request_feature_update_key_v1(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
     """Decode FeatureUpdateKey at versions 1-2."""
     end = len(buf)
@@ -548,7 +548,7 @@ def _write_update_features_request_feature_update_key_v1(
         ) from None
 
 
-def _read_update_features_request_v1(buf: Buffer, pos: int) -> tuple[UpdateFeaturesRequest, int]:
+def _read_update_features_request_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
     """Decode UpdateFeaturesRequest at versions 1-2."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -602,7 +602,7 @@ def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray
 
 
 def _read_update_features_response_updatable_feature_result_v0(
-    buf: Buffer, pos: int
+    buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesResponseUpdatableFeatureResult, int]:
     """Decode UpdatableFeatureResult at versions 0-1."""
     end = len(buf)
@@ -643,7 +643,7 @@ def _write_update_features_response_updatable_feature_result_v0(
         ) from None
 
 
-def _read_update_features_response_v0(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
+def _read_update_features_response_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at versions 0-1."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
@@ -700,7 +700,7 @@ def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearr
         ) from None
 
 
-def _read_update_features_response_v2(buf: Buffer, pos: int) -> tuple[UpdateFeaturesResponse, int]:
+def _read_update_features_response_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     """Decode UpdateFeaturesResponse at version 2."""
     end = len(buf)
     # Built without __init__ (every field is set below); through the class's own __new__,
