@@ -729,3 +729,33 @@ def test_from_dict_defaults_and_unknown_keys(mod: ModuleType) -> None:
     assert mod.AllFeaturesRequest.from_dict({}) == mod.AllFeaturesRequest()
     with pytest.raises(ValueError):
         mod.AllFeaturesRequest.from_dict({"no_such_field": 1})
+
+
+@pytest.mark.parametrize("v", [0, 2])
+@pytest.mark.parametrize("count", [0, 1, 64, 65, 300])
+def test_int_arrays_of_any_length(
+    data_mod: ModuleType, errors: ModuleType, v: int, count: int
+) -> None:
+    """Counts up to 64 use kept struct formats, longer ones their own: both read and write
+    the same items, and a count one too high for the bytes is refused, not allocated."""
+    nums = [(i * 7919) % 2**31 - 2**30 for i in range(count)]
+    x = data_mod.AllFeaturesData(nums=nums)
+    data = x.encode(v)
+    assert data_mod.AllFeaturesData.decode(data, v).nums == nums
+    # One item more than the bytes that follow hold: the count is refused before any read.
+    y = data_mod.AllFeaturesData(nums=[*nums, 0x12345678])  # a value found nowhere else
+    longer = y.encode(v)
+    start = longer.index(b"".join(i.to_bytes(4, "big", signed=True) for i in y.nums))
+    with pytest.raises(errors.DecodeError) as info:
+        data_mod.AllFeaturesData.decode(longer[: start + 4 * count], v)
+    assert "does not fit" in info.value.reason
+    assert info.value.path.endswith("nums")
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_decode_takes_any_buffer(data_mod: ModuleType, kind: type, wire: ModuleType) -> None:
+    x = small(data_mod, 2)
+    data = x.encode(2)
+    assert data_mod.AllFeaturesData.decode(kind(data), 2) == x
+    framed = b"\xaa" + data
+    assert data_mod.AllFeaturesData.decode_from(kind(framed), 1, 2) == (x, len(framed))
