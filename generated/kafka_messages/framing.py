@@ -9,13 +9,16 @@ exactly one header and one body, nothing after them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import _wire
-from ._wire import Buffer
 from .errors import DecodeError, EncodeError, UnsupportedVersionError
 from .headers import RequestHeader, ResponseHeader
 from .registry import API_KEYS, request_header_version, response_header_version
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for annotations only: see _wire
+    from typing import Any
+
+    from ._wire import Buffer
 
 #: The largest frame a reader should accept by default (Kafka's socket.request.max.bytes).
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024

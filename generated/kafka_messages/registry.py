@@ -16,9 +16,12 @@ Classes are imported on first use, so looking up an API costs only what it uses.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from .errors import UnsupportedVersionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for annotations only: see _wire
+    from typing import Any
 
 
 class ApiEntry:

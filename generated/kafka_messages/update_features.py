@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
 
 from . import _wire
-from ._wire import Buffer, RawTaggedField
 from .errors import DecodeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for annotations only: see _wire
+    from typing import Any, ClassVar, Mapping
+
+    from ._wire import Buffer, RawTaggedField
 
 # Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
 _unpack_h = struct.Struct(">h").unpack_from
