@@ -3,7 +3,7 @@
 The strategies never look at the generated code to decide what a message holds: the
 fields, their versions, nullability, types and nested structs all come from
 ``generator.model``. The generated package only supplies the classes to instantiate, so a
-generated class that disagrees with its model (a missing field, a wrong nested class, a
+generated class that disagrees with its model (a missing field, a wrong struct class, a
 codec that drops a value) shows up as an error or a failed round trip.
 
 Rules, for one struct at one version:

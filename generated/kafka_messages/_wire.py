@@ -176,6 +176,9 @@ def read_nullable_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes | None, 
     return _bytes(buf, pos + 4, n, path)
 
 
+# The compact bytes readers slice inline: record batches are read through them.
+
+
 def read_compact_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes, int]:
     if pos < len(buf) and buf[pos] < 0x80:
         n, after = buf[pos], pos + 1
@@ -183,7 +186,10 @@ def read_compact_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes, int]:
         n, after = read_uvarint(buf, pos, path)
     if n == 0:
         raise DecodeError("null in non-nullable bytes", pos, path)
-    return _bytes(buf, after, n - 1, path)
+    end = after + n - 1
+    if end > len(buf):
+        raise truncated(after, n - 1, len(buf) - after, path)
+    return buf[after:end], end
 
 
 def read_compact_nullable_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes | None, int]:
@@ -193,7 +199,10 @@ def read_compact_nullable_bytes(buf: bytes, pos: int, path: str) -> tuple[bytes 
         n, after = read_uvarint(buf, pos, path)
     if n == 0:
         return None, after
-    return _bytes(buf, after, n - 1, path)
+    end = after + n - 1
+    if end > len(buf):
+        raise truncated(after, n - 1, len(buf) - after, path)
+    return buf[after:end], end
 
 
 def read_uuid(buf: bytes, pos: int, path: str) -> tuple[UUID, int]:
