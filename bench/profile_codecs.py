@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import run  # noqa: E402
 from bench.cases import CASES  # noqa: E402
+from tests.genpkg import SPECS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     case = CASES[args.case]
     if case.package == "repo":
-        side = run.Side("kafka_messages", sorted(run.SPECS.glob("*.json")))
+        side = run.Side("kafka_messages", sorted(SPECS.glob("*.json")))
     else:
         side = run.Side(run.kp_package(lambda m: print(m, file=sys.stderr)), [run.kp_corpus()])
     _message, cls = side.message_class(case.message)
