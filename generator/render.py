@@ -19,7 +19,7 @@ from .errors import SpecError
 from .facts import Facts, api_names
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message, version_ranges
-from .spark_schema import literal, spark_schemas
+from .spark_schema import assignment, spark_schemas
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
@@ -575,7 +575,11 @@ def runtime_files(
                 next((a for a in apis if a["name"] == "ApiVersions"), None) if has_framing else None
             ),
         ),
-        render("spark_schemas.py", all_sources, schemas=literal(spark_schemas(messages))),
+        render(
+            "spark_schemas.py",
+            all_sources,
+            schemas=assignment("SCHEMAS: dict[str, dict[str, Any]] = ", spark_schemas(messages)),
+        ),
         render("__init__.py", runtime, modules=tuple(m.name for m in modules)),
         GeneratedFile("py.typed", ""),
     ]

@@ -103,3 +103,22 @@ def test_struct_classes_sit_beside_their_message(tmp_path: Path) -> None:
     assert "\nclass RequestHeaderItem:" in text and "\nclass ResponseHeaderItem:" in text
     # A struct comes before the message whose field default builds it.
     assert text.index("\nclass RequestHeaderItem:") < text.index("\nclass RequestHeader(")
+
+
+@pytest.mark.parametrize("folder", ["specs", "tests/specs/all_features"])
+def test_spark_schemas_are_laid_out_as_black_lays_them_out(folder: str) -> None:
+    """The schema literal is written pre-formatted so black has nothing to split: it must be
+    exactly what black makes of the same literal on one line."""
+    import black
+
+    from generator.cli import load_specs
+    from generator.format import BLACK_MODE
+    from generator.spark_schema import assignment, spark_schemas
+
+    messages, _ = load_specs([Path(__file__).resolve().parent.parent / folder], warn=False)
+    schemas = spark_schemas(messages)
+    target = "SCHEMAS: dict[str, dict[str, Any]] = "
+    laid_out = assignment(target, schemas)
+    one_line = assignment(target, schemas, width=10**9)
+    assert "\n" not in one_line and "\n" in laid_out
+    assert black.format_str(one_line + "\n", mode=BLACK_MODE) == laid_out + "\n"
