@@ -69,11 +69,14 @@ pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
 
-.PHONY: bench bench-codecs compiled
+.PHONY: bench bench-codecs compiled test-compiled
 bench: bench-codecs bench-pipeline ## both benchmarks: the codecs beside the peers, then the Spark pipeline
 
 bench-codecs: $(VENV)/.installed ## codec benchmark, pure-Python and mypyc builds, beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ..." or "--no-compiled")
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into build/compiled (test it: KAFKA_MESSAGES_COMPILED=1 make test)
+compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into build/compiled (test it: make test-compiled)
 	$(PY) bench/compile.py
+
+test-compiled: compiled ## every test against the mypyc build (golden and differential included)
+	KAFKA_MESSAGES_COMPILED=1 $(PY) -m pytest -q
