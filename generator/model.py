@@ -218,6 +218,32 @@ def attribute_name(name: str) -> str:
     return attr
 
 
+def check_class_names(messages: Sequence[Message]) -> None:
+    """Every class of one module needs its own name. Within a message, structs ``Topic``
+    and ``MetadataResponseTopic`` would both be ``MetadataResponseTopic``; across the
+    messages of a module (render groups them) a clash is rarer but as fatal. Refuse
+    rather than pick one."""
+    owners: dict[str, tuple[Message, Struct]] = {}
+    for message in messages:
+        for struct in (message.root, *message.structs):
+            name = message.class_name(struct)
+            owner, owner_struct = owners.setdefault(name, (message, struct))
+            if owner is not message:
+                raise SpecError(
+                    message.source,
+                    "class-name",
+                    f"{message.name} and {owner.name} would both define class {name} "
+                    "in one module",
+                )
+            if owner_struct is not struct:
+                raise SpecError(
+                    message.source,
+                    "class-name",
+                    f"structs {owner_struct.name} and {struct.name} would both be class {name}",
+                    struct=struct.name,
+                )
+
+
 def build_messages(raws: Sequence[RawSpec]) -> list[Message]:
     """Build and cross-check every message; sorted by name for deterministic output."""
     messages = [MessageBuilder(raw).build() for raw in raws]
@@ -377,22 +403,8 @@ class MessageBuilder:
             warnings=tuple(self.warnings),
             notes=self.raw.notes,
         )
-        self.check_class_names(message)
+        check_class_names([message])
         return message
-
-    def check_class_names(self, message: Message) -> None:
-        """Structs ``Topic`` and ``MetadataResponseTopic`` would both be class
-        ``MetadataResponseTopic``: refuse rather than pick one."""
-        seen: dict[str, str] = {}
-        for struct in (message.root, *message.structs):
-            name = message.class_name(struct)
-            if name in seen:
-                raise self.fail(
-                    "class-name",
-                    f"structs {seen[name]} and {struct.name} would both be class {name}",
-                    struct=struct.name,
-                )
-            seen[name] = struct.name
 
     def common_struct(self, name: str) -> Struct:
         """A common struct, built once at the message's versions (uses may narrow them)."""

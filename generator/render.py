@@ -17,7 +17,7 @@ import jinja2
 
 from .errors import SpecError
 from .facts import Facts, api_names
-from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
+from .model import EMPTY_STRUCT, Field, Message, Struct, check_class_names, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message, version_ranges
 from .spark_schema import assignment, spark_schemas
 
@@ -482,22 +482,6 @@ def group_modules(messages: Iterable[Message]) -> list[ModuleSpec]:
         ModuleSpec(name, tuple(sorted(group, key=lambda m: (order.get(m.type, 2), m.name))))
         for name, group in sorted(groups.items())
     ]
-
-
-def check_class_names(messages: list[Message]) -> None:
-    """Every class of one module needs its own name (each message checked its own)."""
-    owners: dict[str, Message] = {}
-    for message in messages:
-        for struct in (message.root, *message.structs):
-            name = message.class_name(struct)
-            other = owners.setdefault(name, message)
-            if other is not message:
-                raise SpecError(
-                    message.source,
-                    "class-name",
-                    f"{message.name} and {other.name} would both define class {name} "
-                    "in one module",
-                )
 
 
 def file_header(sources: Iterable[str]) -> str:
