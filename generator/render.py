@@ -17,7 +17,15 @@ import jinja2
 
 from .errors import SpecError
 from .facts import Facts, api_names
-from .model import EMPTY_STRUCT, Field, Message, Struct, check_class_names, snake_case
+from .model import (
+    EMPTY_STRUCT,
+    INT_RANGES,
+    Field,
+    Message,
+    Struct,
+    check_class_names,
+    snake_case,
+)
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message, version_ranges
 from .spark_schema import assignment, spark_schemas
 
@@ -539,7 +547,12 @@ def runtime_files(
     runtime = file_header(["(runtime, no spec)"])
     names, _ = api_names(facts, spec_api_names(messages))
     files = [
-        render("_wire.py", runtime, fixed_items=sorted(FIXED_TYPES.values())),
+        render(
+            "_wire.py",
+            runtime,
+            fixed_items=sorted(FIXED_TYPES.values()),
+            int_ranges=INT_RANGES,
+        ),
         render(
             "errors.py",
             facts_header(runtime, [facts.error_codes_source]),

@@ -42,14 +42,14 @@ ZERO_UUID: UUID = UUID(int=0)  # annotated: dataclass defaults need its type ear
 NO_TAGS: frozenset[int] = frozenset()
 MAX_STRING_LENGTH = 0x7FFF
 
-#: Value ranges of the integer wire types, for precise encode errors.
+#: Value ranges of the integer wire types (the generator's own table), for precise encode errors.
 INT_RANGES = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
+    "int8": (-128, 127),
+    "int16": (-32768, 32767),
+    "int32": (-2147483648, 2147483647),
+    "int64": (-9223372036854775808, 9223372036854775807),
+    "uint16": (0, 65535),
+    "uint32": (0, 4294967295),
 }
 
 
