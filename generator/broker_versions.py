@@ -148,6 +148,12 @@ class Connection:
                 f"{self.address}: connection failed: {exc.strerror or exc}"
             ) from None
 
+    def check_correlation_id(self, got: int | None, sent: int) -> None:
+        if got != sent:
+            raise BrokerVersionsError(
+                f"{self.address}: reply has correlation id {got}, expected {sent}"
+            )
+
     def _read(self, count: int) -> bytes:
         # One deadline for the whole read: a peer that trickles bytes cannot stall us.
         deadline = time.monotonic() + self.timeout
@@ -185,11 +191,7 @@ def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], lis
             outcome = negotiation.decode_api_versions_response(frame, version)
         except DecodeError as exc:
             raise BrokerVersionsError(f"{conn.address}: garbage ApiVersions reply: {exc}") from None
-        if outcome.correlation_id != correlation_id:
-            raise BrokerVersionsError(
-                f"{conn.address}: reply has correlation id {outcome.correlation_id}, "
-                f"expected {correlation_id}"
-            )
+        conn.check_correlation_id(outcome.correlation_id, correlation_id)
         if outcome.retry_version is not None:
             refused.append(version)
             version = outcome.retry_version
@@ -238,11 +240,7 @@ def find_brokers(
         header, response = framing.decode_response(frame, METADATA_KEY, version)
     except DecodeError as exc:
         raise BrokerVersionsError(f"{conn.address}: garbage Metadata reply: {exc}") from None
-    if header.correlation_id != correlation_id:
-        raise BrokerVersionsError(
-            f"{conn.address}: reply has correlation id {header.correlation_id}, "
-            f"expected {correlation_id}"
-        )
+    conn.check_correlation_id(header.correlation_id, correlation_id)
     brokers = sorted((b.node_id, b.host, b.port, b.rack) for b in response.brokers)
     if not brokers:
         raise BrokerVersionsError(f"{conn.address}: the Metadata reply lists no brokers")
