@@ -136,8 +136,8 @@ def write_capture(path: Path, frames: int, conns: int) -> None:
 
 
 def plain_loop(path: Path) -> tuple[float, int, int]:
-    from pipeline.decode import Decoder
-    from pipeline.frames import capture_rows
+    from kafka_specgen.pipeline.decode import Decoder
+    from kafka_specgen.pipeline.frames import capture_rows
 
     decoder = Decoder("kafka_messages")
     started = time.perf_counter()
@@ -171,7 +171,7 @@ def main() -> int:
         plain_s, plain_n, plain_ok = plain_loop(capture)
         print(f"plain loop: {plain_n} frames in {plain_s:.1f} s", file=sys.stderr)
 
-        from pipeline.job import run_pipeline, spark_session
+        from kafka_specgen.pipeline.job import run_pipeline, spark_session
 
         t = time.perf_counter()
         spark = spark_session(

@@ -115,8 +115,8 @@ def kp_package(log: Callable[[str], None]) -> str:
     key = _tree_hash([corpus, ROOT / "generator", ROOT / "templates"])
     out = CACHE / f"kp-{key}"
     if not (out / KP_PACKAGE / "__init__.py").is_file():
-        from generator.cli import generate_files
-        from generator.format import write_package
+        from kafka_specgen.library import generate_files
+        from kafka_specgen.format import write_package
 
         log(f"generating {corpus} into {out} (cached for the next runs) ...")
         t0 = time.perf_counter()
@@ -196,7 +196,7 @@ class Side:
     of its mypyc build (``compiled``) once that is built."""
 
     def __init__(self, package: str, spec_paths: list[Path]) -> None:
-        from generator.render import module_name
+        from kafka_specgen.render import module_name
 
         self.package = package
         self.compiled: str | None = None
@@ -496,7 +496,7 @@ def generation_time(runs: int) -> dict[str, Any]:
     files = 0
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
-            cmd = [sys.executable, "-m", "generator.cli", "generate", "--specs", str(TRUNK)]
+            cmd = [sys.executable, "-m", "kafka_specgen.cli", "generate", "--specs", str(TRUNK)]
             cmd += ["--out", tmp, "--package", "kafka_messages"]
             env = {**os.environ, "KAFKA_SPECGEN_CACHE": str(Path(tmp, "black-cache"))}
             for samples in (cold, warm):

@@ -3,50 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from . import broker_versions, diff
 from .errors import SpecError
-from .facts import Facts, api_names, build_facts, split_raws
-from .format import compare_package, format_files, write_package
-from .load import load_paths
-from .model import Message, build_messages
-from .render import GeneratedFile, render_package, spec_api_names
-from .schema import validate_spec
-
-
-def load_specs(spec_paths: Sequence[Path], *, warn: bool = True) -> tuple[list[Message], Facts]:
-    """Run load -> schema -> model: the validated messages and facts tables of a spec set.
-
-    Facts tables (a top-level ``"facts"`` key) take their own path: facts.schema.json.
-    """
-    raws, fact_raws = split_raws(load_paths(spec_paths))
-    facts = build_facts(fact_raws)
-    for raw in raws:
-        validate_spec(raw)
-    messages = build_messages(raws)
-    if warn:
-        warnings = [w for raw in raws for w in raw.warnings]
-        warnings += [w for message in messages for w in message.warnings]
-        warnings += api_names(facts, spec_api_names(messages))[1]
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-    return messages, facts
-
-
-def generate_files(
-    spec_paths: Sequence[Path], *, warn: bool = True, formatted: bool = True
-) -> list[GeneratedFile]:
-    """Run load -> schema -> model -> render -> format; return the package's files.
-
-    ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
-    """
-    messages, facts = load_specs(spec_paths, warn=warn)
-    files = render_package(messages, facts)
-    return format_files(files) if formatted else sorted(files, key=lambda f: f.path)
+from .format import compare_package, write_package
+from .library import generate_files
+from .pipeline import capture, job
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -72,16 +38,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Modules that add more sub-commands: each has ``register(commands)`` adding one parser
-#: whose ``func`` default runs it. They import their heavy dependencies inside ``func``.
-COMMAND_MODULES: tuple[str, ...] = (
-    "pipeline.capture",
-    "generator.broker_versions",
-    "generator.diff",
-    "pipeline.job",
-)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kafka-specgen",
@@ -89,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(commands)
+    # Each side tool adds its own parser; heavy dependencies are imported when it runs.
+    for tool in (capture, broker_versions, diff, job):
+        tool.register(commands)
     return parser
 
 

@@ -21,8 +21,8 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.validators import extend  # type: ignore[import-untyped, unused-ignore]
 
-from generator.errors import SpecError
-from generator.load import RawSpec
+from .errors import SpecError
+from .load import RawSpec
 
 FACTS_SCHEMA_PATH = Path(__file__).with_name("facts.schema.json")
 FACTS_KEY = "facts"

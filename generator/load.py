@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from generator.errors import SpecError
+from .errors import SpecError
 
 ARCHIVE_SUFFIXES = (".zip", ".jar")
 

@@ -27,9 +27,10 @@ from .model import (
     snake_case,
 )
 from .plan import FieldPlan, MessagePlans, StructPlan, plan_message, version_ranges
+from .resources import package_folder
 from .spark_schema import assignment, spark_schemas
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = package_folder("templates")
 
 FIXED_TYPES = {
     # wire type: (struct constant in _wire, struct format letter, size)

@@ -19,8 +19,8 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.validators import extend  # type: ignore[import-untyped, unused-ignore]
 
-from generator.errors import SpecError
-from generator.load import RawSpec
+from .errors import SpecError
+from .load import RawSpec
 
 SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
 

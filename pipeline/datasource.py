@@ -3,7 +3,7 @@
 
 ::
 
-    from pipeline.datasource import read_frames
+    from kafka_specgen.pipeline.datasource import read_frames
     df = read_frames(spark, ["tests/golden", "cap0.pcap", "cap1.pcap"])
 
 Paths are files or folders (searched recursively); a file is pcap/pcapng when its magic

@@ -2,7 +2,7 @@
 
 ``Decoder(package).decode(row)`` decodes a row of the ``kafka-capture`` data source
 (``pipeline.frames.COLUMNS``) with the generated package ``package`` (importable by name:
-the repo's ``kafka_messages`` or one generated from other specs), re-encodes it and compares
+one generated from the specs it is given), re-encodes it and compares
 the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a plain loop
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
 """

@@ -6,8 +6,8 @@
 
 Reads capture files and pcap/pcapng (``datasource.read_frames``: the ``kafka-capture`` data
 source, TCP streams of pcap files reassembled across files), decodes every
-frame with a generated package (the repo's ``kafka_messages``, or one generated from
-``--specs`` into a temporary folder and shipped to the executors as a zip), re-encodes it
+frame with a package generated from ``--specs`` (default: the specs shipped with the tool)
+into a temporary folder and shipped to the executors as a zip, re-encodes it
 and compares the bytes, and writes Parquet tables under ``DIR``:
 
 ``usage/``        client software name/version (from ApiVersionsRequest v3+ on the same
@@ -41,7 +41,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-DEFAULT_PACKAGE = "kafka_messages"
 TABLES = ("usage", "conformance", "messages", "errors")
 
 
@@ -74,7 +73,7 @@ def register(commands: Any) -> None:
         type=Path,
         metavar="PATH",
         help="decode with a package generated from these specs (a folder or "
-        ".zip/.jar; repeat to merge) instead of the repo's kafka_messages",
+        ".zip/.jar; repeat to merge); default: the specs shipped with kafka-specgen",
     )
     parser.add_argument(
         "--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)"
@@ -145,19 +144,16 @@ def spark_session(
 
 
 def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path]:
-    """``(package name, folder holding it)``: the repo's package, or one generated from
-    ``specs`` (named after a hash of the spec paths, so two spec sets never collide)."""
-    if not specs:
-        import importlib
+    """``(package name, folder holding it)``: a package generated from ``specs``, or from
+    the specs shipped with the tool (named after a hash of the spec paths, so two spec sets
+    never collide)."""
+    from ..library import bundled_specs, generate_files
+    from ..format import write_package
 
-        module = importlib.import_module(DEFAULT_PACKAGE)
-        return DEFAULT_PACKAGE, Path(module.__file__).resolve().parent.parent  # type: ignore[arg-type]
-    from generator.cli import generate_files
-    from generator.format import write_package
-
-    digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in specs).encode()).hexdigest()
+    paths = list(specs) if specs else [bundled_specs()]
+    digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()
     name = f"kafka_messages_{digest[:10]}"
-    files = generate_files(list(specs), warn=False, formatted=False)
+    files = generate_files(paths, warn=False, formatted=False)
     write_package(files, workdir / name)
     import importlib
 
@@ -175,16 +171,31 @@ def zip_package(folder: Path, name: str, out: Path) -> Path:
     return target
 
 
+def zip_pipeline(out: Path) -> Path:
+    """A zip of ``kafka_specgen``'s own ``__init__`` and its ``pipeline`` subpackage: all
+    that executors import of the tool (no jinja2, black or jsonschema there)."""
+    import kafka_specgen
+
+    target = out / "kafka_specgen.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(Path(kafka_specgen.__file__), "kafka_specgen/__init__.py")  # type: ignore[arg-type]
+        for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+            zf.write(path, f"kafka_specgen/pipeline/{path.name}")
+    return target
+
+
 def ship(spark: Any, package: str, folder: Path, workdir: Path) -> None:
-    """Make ``package`` and ``pipeline`` importable on the driver and every executor."""
+    """Make ``package`` and the pipeline importable on the driver and every executor."""
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
-    here = Path(__file__).resolve().parent
     sc = spark.sparkContext
     shipped = _SHIPPED.setdefault(sc.applicationId, set())
-    for name, base in ((package, folder), ("pipeline", here.parent)):
+    for name, make_zip in (
+        (package, lambda: zip_package(folder, package, workdir)),
+        ("kafka_specgen", lambda: zip_pipeline(workdir)),
+    ):
         if name not in shipped:  # Spark refuses a second file of the same name
-            sc.addPyFile(str(zip_package(base, name, workdir)))
+            sc.addPyFile(str(make_zip()))
             shipped.add(name)
 
 

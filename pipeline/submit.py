@@ -7,11 +7,8 @@ The arguments are those of ``kafka-specgen pipeline``; the master comes from spa
 """
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from generator.cli import main  # noqa: E402
+from kafka_specgen.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["pipeline", *sys.argv[1:]]))

@@ -37,7 +37,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from generator.model import INT_RANGES, Field, FieldType, Message, Struct
+from kafka_specgen.model import INT_RANGES, Field, FieldType, Message, Struct
 
 from tests.strategies import filled_instance, message_class, struct_class
 

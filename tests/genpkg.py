@@ -8,9 +8,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-from generator.cli import generate_files, load_specs
-from generator.format import write_package
-from generator.model import Message
+from kafka_specgen.library import generate_files, load_specs
+from kafka_specgen.format import write_package
+from kafka_specgen.model import Message
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"

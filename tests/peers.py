@@ -3,7 +3,7 @@
 The peers are kafka-python 3.0.12 (classes built at runtime from Kafka's JSON specs,
 ``kafka.protocol``) and kio 0.6.5 (one frozen dataclass per api/version/direction,
 ``kio.schema`` + ``kio.serial``). Each adapter converts one of our instances to the peer's
-value and back, walking the generator model (``generator.model``) side by side with the
+value and back, walking the generator model (``kafka_specgen.model``) side by side with the
 peer's own description of the message, field by field in spec order.
 
 A peer that cannot hold a value raises ``Inexpressible``; a peer that cannot express a whole
@@ -21,7 +21,7 @@ import io
 import uuid
 from typing import Any
 
-from generator.model import Field, FieldType, Message, Struct
+from kafka_specgen.model import Field, FieldType, Message, Struct
 
 from tests.strategies import struct_class
 

@@ -2,7 +2,7 @@
 
 The strategies never look at the generated code to decide what a message holds: the
 fields, their versions, nullability, types and nested structs all come from
-``generator.model``. The generated package only supplies the classes to instantiate, so a
+``kafka_specgen.model``. The generated package only supplies the classes to instantiate, so a
 generated class that disagrees with its model (a missing field, a wrong struct class, a
 codec that drops a value) shows up as an error or a failed round trip.
 
@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from generator.model import INT_RANGES, Field, FieldType, Message, Struct
-from generator.render import module_name
+from kafka_specgen.model import INT_RANGES, Field, FieldType, Message, Struct
+from kafka_specgen.render import module_name
 
 MAX_LIST = 3
 MAX_TEXT = 20

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from kafka_specgen.cli import main
 from tests.tansu import TansuHandle, free_port, tansu  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def test_command_line_entry_point(tansu: TansuHandle) -> None:  # noqa: F811
         [
             sys.executable,
             "-m",
-            "generator.cli",
+            "kafka_specgen.cli",
             "broker-versions",
             "--bootstrap-server",
             tansu.bootstrap,

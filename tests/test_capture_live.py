@@ -74,7 +74,7 @@ def test_capture_of_a_librdkafka_session_round_trips(tmp_path: Path, packages: A
         [
             sys.executable,
             "-m",
-            "generator.cli",
+            "kafka_specgen.cli",
             "capture",
             "--listen",
             f"{HOST}:{proxy_port}",

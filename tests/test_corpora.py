@@ -31,8 +31,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.model import Message
-from generator.render import module_name
+from kafka_specgen.model import Message
+from kafka_specgen.render import module_name
 
 from tests import genpkg
 from tests.strategies import all_pairs, filled_instance, instances, message_class, struct_class

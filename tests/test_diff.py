@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from generator.cli import main
-from generator.diff import SpecDiff, diff_models, diff_paths, load_model, ranges, render
-from generator.model import Message
+from kafka_specgen.cli import main
+from kafka_specgen.diff import SpecDiff, diff_models, diff_paths, load_model, ranges, render
+from kafka_specgen.model import Message
 
 from tests.genpkg import CORPORA
 

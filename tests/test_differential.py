@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from generator.model import Message
+from kafka_specgen.model import Message
 from tests.genpkg import GENERATED, SPECS, generate_package, kafka_python_specs, load_messages
 from tests.peers import Inexpressible, Kio, KafkaPython, Unsupported, strip_unknown_tags
 from tests.strategies import instances, message_class

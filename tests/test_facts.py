@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from generator.cli import generate_files
-from generator.errors import SpecError
-from generator.facts import build_facts
-from generator.load import RawSpec, load_path
+from kafka_specgen.library import generate_files
+from kafka_specgen.errors import SpecError
+from kafka_specgen.facts import build_facts
+from kafka_specgen.load import RawSpec, load_path
 from tests.genpkg import GENERATED, SPECS, corpus_folders, kafka_python_specs
 
 sys.path.insert(0, str(GENERATED))

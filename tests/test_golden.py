@@ -30,7 +30,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from generator.load import load_paths
+from kafka_specgen.load import load_paths
 from tests import genpkg
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

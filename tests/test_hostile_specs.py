@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from generator.errors import SpecError
+from kafka_specgen.errors import SpecError
 from tests.genpkg import generate_package, load_messages, mypy_strict
 
 PYTHON = sys.executable

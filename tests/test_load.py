@@ -1,4 +1,4 @@
-"""Stage 1 (generator.load): lenient parsing, normalisation and finding spec files."""
+"""Stage 1 (kafka_specgen.load): lenient parsing, normalisation and finding spec files."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from generator.errors import SpecError
-from generator.load import load_path, load_paths, parse_spec_text
+from kafka_specgen.errors import SpecError
+from kafka_specgen.load import load_path, load_paths, parse_spec_text
 
 SOURCE = "message/FooRequest.json"
 

@@ -1,4 +1,4 @@
-"""Stage 3 (generator.model): one test per semantic rule, plus naming and defaults."""
+"""Stage 3 (kafka_specgen.model): one test per semantic rule, plus naming and defaults."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from generator.errors import SpecError
-from generator.load import parse_spec_text
-from generator.model import (
+from kafka_specgen.errors import SpecError
+from kafka_specgen.load import parse_spec_text
+from kafka_specgen.model import (
     EMPTY_STRUCT,
     Message,
     attribute_name,
     build_messages,
     snake_case,
 )
-from generator.schema import validate_spec
-from generator.versions import MAX_VERSION, Versions
+from kafka_specgen.schema import validate_spec
+from kafka_specgen.versions import MAX_VERSION, Versions
 
 SOURCE = "x/FooRequest.json"
 RESPONSE_SOURCE = "x/FooResponse.json"

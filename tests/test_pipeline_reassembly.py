@@ -16,9 +16,9 @@ from typing import Any, Iterable
 import pytest
 
 
-from pipeline import frames as fr  # noqa: E402
-from pipeline import pcap  # noqa: E402
-from pipeline.decode import Decoder, decode_rows  # noqa: E402
+from kafka_specgen.pipeline import frames as fr  # noqa: E402
+from kafka_specgen.pipeline import pcap  # noqa: E402
+from kafka_specgen.pipeline.decode import Decoder, decode_rows  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

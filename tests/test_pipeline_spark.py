@@ -35,12 +35,12 @@ if (
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from pipeline import frames as fr  # noqa: E402
-from pipeline import pcap  # noqa: E402
-from pipeline.datasource import KafkaCaptureDataSource, input_files, read_frames  # noqa: E402
-from pipeline.decode import DECODED_COLUMNS, DECODED_DDL, Decoder, decode_batches  # noqa: E402
-from pipeline.decode import decode_rows  # noqa: E402
-from pipeline.job import run_pipeline, spark_session  # noqa: E402
+from kafka_specgen.pipeline import frames as fr  # noqa: E402
+from kafka_specgen.pipeline import pcap  # noqa: E402
+from kafka_specgen.pipeline.datasource import KafkaCaptureDataSource, input_files, read_frames  # noqa: E402
+from kafka_specgen.pipeline.decode import DECODED_COLUMNS, DECODED_DDL, Decoder, decode_batches  # noqa: E402
+from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
+from kafka_specgen.pipeline.job import run_pipeline, spark_session  # noqa: E402
 from tests import genpkg  # noqa: E402
 from tests.test_pipeline_reassembly import (  # noqa: E402
     build_pcap,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import generate_files
-from generator.errors import SpecError
+from kafka_specgen.library import generate_files
+from kafka_specgen.errors import SpecError
 
 
 def write_data_spec(folder: Path, name: str) -> None:
@@ -111,9 +111,9 @@ def test_spark_schemas_are_laid_out_as_black_lays_them_out(folder: str) -> None:
     exactly what black makes of the same literal on one line."""
     import black
 
-    from generator.cli import load_specs
-    from generator.format import BLACK_MODE
-    from generator.spark_schema import assignment, spark_schemas
+    from kafka_specgen.library import load_specs
+    from kafka_specgen.format import BLACK_MODE
+    from kafka_specgen.spark_schema import assignment, spark_schemas
 
     messages, _ = load_specs([Path(__file__).resolve().parent.parent / folder], warn=False)
     schemas = spark_schemas(messages)

@@ -1,4 +1,4 @@
-"""Stage 2 (generator.schema): the JSON Schema of the spec format and its error messages."""
+"""Stage 2 (kafka_specgen.schema): the JSON Schema of the spec format and its error messages."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
-from generator.errors import SpecError
-from generator.load import RawSpec, load_path
-from generator.schema import SCHEMA_PATH, validate_spec
+from kafka_specgen.errors import SpecError
+from kafka_specgen.load import RawSpec, load_path
+from kafka_specgen.schema import SCHEMA_PATH, validate_spec
 
 SOURCE = "message/FooRequest.json"
 

@@ -1,10 +1,10 @@
-"""generator.versions.Versions: parsing, set operations, printing, iteration."""
+"""kafka_specgen.versions.Versions: parsing, set operations, printing, iteration."""
 
 from __future__ import annotations
 
 import pytest
 
-from generator.versions import ALL, MAX_VERSION, NONE, Versions
+from kafka_specgen.versions import ALL, MAX_VERSION, NONE, Versions
 
 
 @pytest.mark.parametrize(

@@ -562,7 +562,7 @@ def record(name: str, out_dir: Path, broker_port: int, proxy_port: int) -> None:
         [
             sys.executable,
             "-m",
-            "generator.cli",
+            "kafka_specgen.cli",
             "capture",
             "--listen",
             f"{HOST}:{proxy_port}",
@@ -624,7 +624,7 @@ def api_name(api_key: int) -> str:
     if not API_NAMES:
         import kafka
 
-        from generator.load import load_paths
+        from kafka_specgen.load import load_paths
 
         specs = [
             ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10" / "message",

@@ -28,9 +28,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from .model import Field, Message, Struct
-from .plan import version_ranges
-from .versions import MAX_VERSION, Versions
+from ..model import Field, Message, Struct
+from ..plan import version_ranges
+from ..versions import MAX_VERSION, Versions
 
 SEVERITIES = ("violation", "breaking", "info")
 

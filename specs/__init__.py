@@ -1,0 +1,1 @@
+"""The specs shipped with kafka-specgen: package data (JSON), nothing to import."""
