@@ -46,6 +46,13 @@ def generate_files(
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
     """
     messages, facts = load_specs(spec_paths, warn=warn)
+    return package_files(messages, facts, formatted=formatted)
+
+
+def package_files(
+    messages: list[Message], facts: Facts, *, formatted: bool = True
+) -> list[GeneratedFile]:
+    """Run render -> format on a loaded spec set; return the package's files."""
     files = render_package(messages, facts)
     return format_files(files) if formatted else sorted(files, key=lambda f: f.path)
 

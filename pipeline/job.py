@@ -17,7 +17,7 @@ and compares the bytes, and writes Parquet tables under ``DIR``:
                   mismatches (with the first differing offset and the frame of a sample),
                   errors
 ``messages/<Message>/``  decoded bodies with nested columns (the generated package's
-                  ``spark_schemas``), one table per message (e.g. ``MetadataRequest``)
+                  schemas built from the same model), one table per message (e.g. ``MetadataRequest``)
 ``errors/``       every frame that could not be decoded: reason and bytes
 
 Nothing is lost: frames read = decoded + errors is checked (exit status 1 otherwise) and
@@ -143,22 +143,25 @@ def spark_session(
     return session
 
 
-def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path]:
-    """``(package name, folder holding it)``: a package generated from ``specs``, or from
-    the specs shipped with the tool (named after a hash of the spec paths, so two spec sets
-    never collide)."""
-    from ..library import bundled_specs, generate_files
+def package_for(
+    specs: Sequence[Path] | None, workdir: Path
+) -> tuple[str, Path, dict[str, Any]]:
+    """``(package name, folder holding it, Spark schema per message)``: a package generated
+    from ``specs``, or from the specs shipped with the tool (named after a hash of the spec
+    paths, so two spec sets never collide); the schemas come from the same model."""
     from ..format import write_package
+    from ..library import bundled_specs, load_specs, package_files
+    from ..spark_schema import spark_schemas
 
     paths = list(specs) if specs else [bundled_specs()]
     digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()
     name = f"kafka_messages_{digest[:10]}"
-    files = generate_files(paths, warn=False, formatted=False)
-    write_package(files, workdir / name)
+    messages, facts = load_specs(paths, warn=False)
+    write_package(package_files(messages, facts, formatted=False), workdir / name)
     import importlib
 
     importlib.invalidate_caches()
-    return name, workdir
+    return name, workdir, spark_schemas(messages)
 
 
 def zip_package(folder: Path, name: str, out: Path) -> Path:
@@ -303,7 +306,7 @@ def _run(
     from .decode import DECODED_DDL
 
     started = time.monotonic()
-    package, folder = package_for(specs, workdir)
+    package, folder, schemas = package_for(specs, workdir)
     ship(spark, package, folder, workdir)
     prog.say(
         f"decoding with package {package}"
@@ -402,7 +405,6 @@ def _run(
     messages = {
         r["message"]: r["count"] for r in staged.filter(ok).groupBy("message").count().collect()
     }
-    schemas = _schemas(package)
     missing = sorted(m for m in messages if m not in schemas)
     tables = sorted(m for m in messages if m in schemas)
     done = [0]
@@ -467,16 +469,6 @@ def decode_batches_lazy(batches: Iterable[Any], package: str) -> Iterator[Any]:
     from .decode import decode_batches
 
     return decode_batches(batches, package)
-
-
-def _schemas(package: str) -> dict[str, Any]:
-    import importlib
-
-    try:
-        module = importlib.import_module(f"{package}.spark_schemas")
-    except ImportError:
-        return {}
-    return dict(module.SCHEMAS)
 
 
 def _remove_tables(out: Path) -> None:
