@@ -19,10 +19,10 @@ BLACK_VERSION = importlib.metadata.version("black")
 
 def format_one(f: GeneratedFile) -> GeneratedFile:
     """Black-format one Python file; a template bug surfaces here as a clear error."""
-    if not f.path.endswith(".py"):
+    if not f.path.endswith(".py") or f.formatted:
         return f
     try:
-        return GeneratedFile(f.path, black.format_str(f.text, mode=BLACK_MODE))
+        return GeneratedFile(f.path, black.format_str(f.text, mode=BLACK_MODE), formatted=True)
     except black.parsing.InvalidInput as exc:
         raise RuntimeError(f"generated {f.path} is not valid Python: {exc}") from exc
 
@@ -48,9 +48,12 @@ def format_files(files: list[GeneratedFile], *, jobs: int | None = None) -> list
     done: dict[str, GeneratedFile] = {}
     todo: list[GeneratedFile] = []
     for f in files:
-        cached = cache / cache_key(f) if f.path.endswith(".py") else None
-        if cached is not None and cached.is_file():
-            done[f.path] = GeneratedFile(f.path, cached.read_text(encoding="utf-8"))
+        if f.formatted or not f.path.endswith(".py"):
+            done[f.path] = f
+            continue
+        cached = cache / cache_key(f)
+        if cached.is_file():
+            done[f.path] = GeneratedFile(f.path, cached.read_text(encoding="utf-8"), formatted=True)
         else:
             todo.append(f)
     jobs = jobs or os.cpu_count() or 1
@@ -63,8 +66,7 @@ def format_files(files: list[GeneratedFile], *, jobs: int | None = None) -> list
         formatted = {f.path: format_one(f) for f in todo}
     for f in todo:
         done[f.path] = formatted[f.path]
-        if f.path.endswith(".py"):
-            store(cache / cache_key(f), formatted[f.path].text)
+        store(cache / cache_key(f), formatted[f.path].text)
     return sorted(done.values(), key=lambda f: f.path)
 
 

@@ -17,24 +17,10 @@ from typing import Any, Iterable, Sequence
 from .errors import SpecError
 from .load import RawSpec
 from .versions import Versions
+from .wiretypes import INT_RANGES, WIRE_TYPES
 
-INT_RANGES = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-}
-PRIMITIVES = frozenset(INT_RANGES) | {
-    "bool",
-    "float64",
-    "string",
-    "bytes",
-    "uuid",
-    "records",
-}
-NULLABLE_PRIMITIVES = frozenset({"string", "bytes", "records"})
+PRIMITIVES = frozenset(WIRE_TYPES)
+NULLABLE_PRIMITIVES = frozenset(name for name, t in WIRE_TYPES.items() if t.nullable)
 MESSAGE_TYPES = ("request", "response", "header", "metadata", "data")
 ENTITY_TYPES = {
     "topicName": "string",
@@ -664,14 +650,9 @@ class MessageBuilder:
                 return []
             if ftype.is_struct:
                 return EMPTY_STRUCT
-            return {
-                "bool": False,
-                "float64": 0.0,
-                "string": "",
-                "bytes": b"",
-                "uuid": uuid.UUID(int=0),
-                "records": None if nullable_everywhere else b"",
-            }.get(kind, 0)
+            if kind == "records" and nullable_everywhere:
+                return None
+            return WIRE_TYPES[kind].default
         if ftype.is_array or ftype.is_struct or kind in ("bytes", "records"):
             raise fail(
                 "bad-default",

@@ -8,16 +8,25 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from . import _wire
-from .errors import DecodeError
+from ._codec import Struct, bind
+from ._plan import NO_TAGS, Plan
+from ._read import read_compact_count, read_compact_string, read_count, read_tags
+from ._write import (
+    tags_in_plain_version,
+    write_compact_count,
+    write_compact_string,
+    write_count,
+    write_tags,
+    write_unknown_tags,
+)
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
-    from typing import Any, ClassVar, Mapping
+if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
+    from collections.abc import Iterable
+    from typing import ClassVar
+    from ._plan import RawTaggedField
 
-    from ._wire import Buffer, RawTaggedField
-
-# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+# Bound struct methods for the runs of fixed-size fields.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_hh = struct.Struct(">hh").unpack_from
@@ -28,7 +37,7 @@ _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 
 
-class _ApiVersionsRequestFacts:
+class _ApiVersionsRequestFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -39,7 +48,7 @@ class _ApiVersionsRequestFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ApiVersionsRequest(_ApiVersionsRequestFacts):
     """The request of ApiVersions (api key 18).
 
@@ -58,318 +67,143 @@ class ApiVersionsRequest(_ApiVersionsRequestFacts):
     Spec: ApiVersionsRequest.json
     """
 
-    client_software_name: str = ""
+    client_software_name: str
     """Name of the client library sending the request.
 
     Versions: 3-4. Ignorable.
     """
-    client_software_version: str = ""
+    client_software_version: str
     """Version string of the client library sending the request.
 
     Versions: 3-4. Ignorable.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this request at ``version``."""
-        return _wire.encode(self, version, _WRITE_API_VERSIONS_REQUEST, "ApiVersionsRequest")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ApiVersionsRequest:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_API_VERSIONS_REQUEST, "ApiVersionsRequest")
-
-    @classmethod
-    def decode_from(cls, data: Buffer, offset: int, version: int) -> tuple[ApiVersionsRequest, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_API_VERSIONS_REQUEST, "ApiVersionsRequest"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "client_software_name": self.client_software_name,
-            "client_software_version": self.client_software_version,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsRequest:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_API_VERSIONS_REQUEST, "ApiVersionsRequest")
-        obj = cls()
-        if "client_software_name" in data:
-            obj.client_software_name = data["client_software_name"]
-        if "client_software_version" in data:
-            obj.client_software_version = data["client_software_version"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        client_software_name: str = "",
+        client_software_version: str = "",
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.client_software_name = client_software_name
+        self.client_software_version = client_software_version
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class ApiVersionsResponseApiVersion:
+@dataclass(slots=True, init=False)
+class ApiVersionsResponseApiVersion(Struct):
     """One entry per API the node supports.
 
     Occurs in versions: 0-4.
     """
 
-    api_key: int = 0
+    api_key: int
     """Numeric key of the API.
 
     Versions: 0-4. Map key.
     """
-    min_version: int = 0
+    min_version: int
     """Lowest version of the API the node supports, inclusive.
 
     Versions: 0-4.
     """
-    max_version: int = 0
+    max_version: int
     """Highest version of the API the node supports, inclusive.
 
     Versions: 0-4.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self, version, _WRITE_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseApiVersion:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data, version, _READ_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[ApiVersionsResponseApiVersion, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data,
-            offset,
-            version,
-            _READ_API_VERSIONS_RESPONSE_API_VERSION,
-            "ApiVersionsResponseApiVersion",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "api_key": self.api_key,
-            "min_version": self.min_version,
-            "max_version": self.max_version,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseApiVersion:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(
-            data, _KEYS_API_VERSIONS_RESPONSE_API_VERSION, "ApiVersionsResponseApiVersion"
-        )
-        obj = cls()
-        if "api_key" in data:
-            obj.api_key = data["api_key"]
-        if "min_version" in data:
-            obj.min_version = data["min_version"]
-        if "max_version" in data:
-            obj.max_version = data["max_version"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        api_key: int = 0,
+        min_version: int = 0,
+        max_version: int = 0,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.api_key = api_key
+        self.min_version = min_version
+        self.max_version = max_version
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class ApiVersionsResponseSupportedFeatureKey:
+@dataclass(slots=True, init=False)
+class ApiVersionsResponseSupportedFeatureKey(Struct):
     """Feature version ranges this node supports; before version 4, features with a minimum
     of 0 are left out.
 
     Occurs in versions: 3-4.
     """
 
-    name: str = ""
+    name: str
     """Name of the feature.
 
     Versions: 3-4. Map key.
     """
-    min_version: int = 0
+    min_version: int
     """Lowest version of the feature this node supports.
 
     Versions: 3-4.
     """
-    max_version: int = 0
+    max_version: int
     """Highest version of the feature this node supports.
 
     Versions: 3-4.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self,
-            version,
-            _WRITE_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-            "ApiVersionsResponseSupportedFeatureKey",
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseSupportedFeatureKey:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data,
-            version,
-            _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-            "ApiVersionsResponseSupportedFeatureKey",
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[ApiVersionsResponseSupportedFeatureKey, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data,
-            offset,
-            version,
-            _READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-            "ApiVersionsResponseSupportedFeatureKey",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "name": self.name,
-            "min_version": self.min_version,
-            "max_version": self.max_version,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseSupportedFeatureKey:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(
-            data,
-            _KEYS_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY,
-            "ApiVersionsResponseSupportedFeatureKey",
-        )
-        obj = cls()
-        if "name" in data:
-            obj.name = data["name"]
-        if "min_version" in data:
-            obj.min_version = data["min_version"]
-        if "max_version" in data:
-            obj.max_version = data["max_version"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        name: str = "",
+        min_version: int = 0,
+        max_version: int = 0,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.name = name
+        self.min_version = min_version
+        self.max_version = max_version
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class ApiVersionsResponseFinalizedFeatureKey:
+@dataclass(slots=True, init=False)
+class ApiVersionsResponseFinalizedFeatureKey(Struct):
     """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
     is 0 or more.
 
     Occurs in versions: 3-4.
     """
 
-    name: str = ""
+    name: str
     """Name of the feature.
 
     Versions: 3-4. Map key.
     """
-    max_version_level: int = 0
+    max_version_level: int
     """Highest version level of the feature finalized for the cluster.
 
     Versions: 3-4.
     """
-    min_version_level: int = 0
+    min_version_level: int
     """Lowest version level of the feature finalized for the cluster.
 
     Versions: 3-4.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self,
-            version,
-            _WRITE_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-            "ApiVersionsResponseFinalizedFeatureKey",
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponseFinalizedFeatureKey:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data,
-            version,
-            _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-            "ApiVersionsResponseFinalizedFeatureKey",
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[ApiVersionsResponseFinalizedFeatureKey, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data,
-            offset,
-            version,
-            _READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-            "ApiVersionsResponseFinalizedFeatureKey",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "name": self.name,
-            "max_version_level": self.max_version_level,
-            "min_version_level": self.min_version_level,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponseFinalizedFeatureKey:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(
-            data,
-            _KEYS_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY,
-            "ApiVersionsResponseFinalizedFeatureKey",
-        )
-        obj = cls()
-        if "name" in data:
-            obj.name = data["name"]
-        if "max_version_level" in data:
-            obj.max_version_level = data["max_version_level"]
-        if "min_version_level" in data:
-            obj.min_version_level = data["min_version_level"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        name: str = "",
+        max_version_level: int = 0,
+        min_version_level: int = 0,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.name = name
+        self.max_version_level = max_version_level
+        self.min_version_level = min_version_level
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _ApiVersionsResponseFacts:
+class _ApiVersionsResponseFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -380,7 +214,7 @@ class _ApiVersionsResponseFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ApiVersionsResponse(_ApiVersionsResponseFacts):
     """The response of ApiVersions (api key 18).
 
@@ -404,119 +238,71 @@ class ApiVersionsResponse(_ApiVersionsResponseFacts):
     Spec: ApiVersionsResponse.json
     """
 
-    error_code: int = 0
+    error_code: int
     """Error code for the whole response, or 0 on success.
 
     Versions: 0-4.
     """
-    api_keys: list[ApiVersionsResponseApiVersion] = field(default_factory=list)
+    api_keys: tuple[ApiVersionsResponseApiVersion, ...]
     """One entry per API the node supports.
 
     Versions: 0-4.
     """
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     """Milliseconds the request was throttled for because of a quota, or 0 if it was not
     throttled.
 
     Versions: 1-4. Ignorable.
     """
-    supported_features: list[ApiVersionsResponseSupportedFeatureKey] = field(default_factory=list)
+    supported_features: tuple[ApiVersionsResponseSupportedFeatureKey, ...]
     """Feature version ranges this node supports; before version 4, features with a minimum
     of 0 are left out.
 
     Versions: 3-4. Tagged: 3+ (tag 0). Ignorable.
     """
-    finalized_features_epoch: int = -1
+    finalized_features_epoch: int
     """Ever-increasing epoch of the finalized feature set, or -1 when it is not known.
 
     Versions: 3-4. Tagged: 3+ (tag 1). Ignorable.
     """
-    finalized_features: list[ApiVersionsResponseFinalizedFeatureKey] = field(default_factory=list)
+    finalized_features: tuple[ApiVersionsResponseFinalizedFeatureKey, ...]
     """Cluster-wide finalized feature levels, meaningful only when FinalizedFeaturesEpoch
     is 0 or more.
 
     Versions: 3-4. Tagged: 3+ (tag 2). Ignorable.
     """
-    zk_migration_ready: bool = False
+    zk_migration_ready: bool
     """True when a KRaft controller has the configuration needed to migrate from ZooKeeper.
 
     Versions: 3-4. Tagged: 3+ (tag 3). Ignorable.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
-    tags_on_wire: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
-    """Known tags that were present when this was decoded, so re-encoding writes them
-    back even when they hold their default value."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
+    tags_on_wire: frozenset[int] = field(init=False, compare=False, repr=False)
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this response at ``version``."""
-        return _wire.encode(self, version, _WRITE_API_VERSIONS_RESPONSE, "ApiVersionsResponse")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ApiVersionsResponse:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_API_VERSIONS_RESPONSE, "ApiVersionsResponse")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[ApiVersionsResponse, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_API_VERSIONS_RESPONSE, "ApiVersionsResponse"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "error_code": self.error_code,
-            "api_keys": [item.to_dict() for item in self.api_keys],
-            "throttle_time_ms": self.throttle_time_ms,
-            "supported_features": [item.to_dict() for item in self.supported_features],
-            "finalized_features_epoch": self.finalized_features_epoch,
-            "finalized_features": [item.to_dict() for item in self.finalized_features],
-            "zk_migration_ready": self.zk_migration_ready,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ApiVersionsResponse:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_API_VERSIONS_RESPONSE, "ApiVersionsResponse")
-        obj = cls()
-        if "error_code" in data:
-            obj.error_code = data["error_code"]
-        if "api_keys" in data:
-            obj.api_keys = [
-                ApiVersionsResponseApiVersion.from_dict(item) for item in data["api_keys"]
-            ]
-        if "throttle_time_ms" in data:
-            obj.throttle_time_ms = data["throttle_time_ms"]
-        if "supported_features" in data:
-            obj.supported_features = [
-                ApiVersionsResponseSupportedFeatureKey.from_dict(item)
-                for item in data["supported_features"]
-            ]
-        if "finalized_features_epoch" in data:
-            obj.finalized_features_epoch = data["finalized_features_epoch"]
-        if "finalized_features" in data:
-            obj.finalized_features = [
-                ApiVersionsResponseFinalizedFeatureKey.from_dict(item)
-                for item in data["finalized_features"]
-            ]
-        if "zk_migration_ready" in data:
-            obj.zk_migration_ready = data["zk_migration_ready"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        error_code: int = 0,
+        api_keys: Iterable[ApiVersionsResponseApiVersion] = (),
+        throttle_time_ms: int = 0,
+        supported_features: Iterable[ApiVersionsResponseSupportedFeatureKey] = (),
+        finalized_features_epoch: int = -1,
+        finalized_features: Iterable[ApiVersionsResponseFinalizedFeatureKey] = (),
+        zk_migration_ready: bool = False,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.error_code = error_code
+        self.api_keys = tuple(api_keys)
+        self.throttle_time_ms = throttle_time_ms
+        self.supported_features = tuple(supported_features)
+        self.finalized_features_epoch = finalized_features_epoch
+        self.finalized_features = tuple(finalized_features)
+        self.zk_migration_ready = zk_migration_ready
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.tags_on_wire = NO_TAGS
 
 
 def _read_api_versions_request_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    """Decode ApiVersionsRequest at versions 0-2."""
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersionsRequest at versions 0-2."""
     obj = ApiVersionsRequest.__new__(ApiVersionsRequest)
     obj.client_software_name = ""
     obj.client_software_version = ""
@@ -525,58 +311,40 @@ def _read_api_versions_request_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
 
 
 def _write_api_versions_request_v0(obj: ApiVersionsRequest, out: bytearray) -> None:
-    """Encode ApiVersionsRequest at versions 0-2."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ()) from None
+    """ApiVersionsRequest at versions 0-2."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
 
 
 def _read_api_versions_request_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    """Decode ApiVersionsRequest at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersionsRequest at versions 3-4."""
     obj = ApiVersionsRequest.__new__(ApiVersionsRequest)
     obj.unknown_tagged_fields = ()
-    obj.client_software_name, pos = _wire.read_compact_string(buf, pos, "client_software_name")
-    obj.client_software_version, pos = _wire.read_compact_string(
-        buf, pos, "client_software_version"
-    )
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.client_software_name, pos = read_compact_string(buf, pos)
+    obj.client_software_version, pos = read_compact_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _API_VERSIONS_REQUEST_V3)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_api_versions_request_v3(obj: ApiVersionsRequest, out: bytearray) -> None:
-    """Encode ApiVersionsRequest at versions 3-4."""
-    try:
-        _wire.write_compact_string(out, obj.client_software_name)
-        _wire.write_compact_string(out, obj.client_software_version)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("client_software_name:string", "client_software_version:string")
-        ) from None
+    """ApiVersionsRequest at versions 3-4."""
+    write_compact_string(out, obj.client_software_name)
+    write_compact_string(out, obj.client_software_version)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_api_versions_response_api_version_v0(
     buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseApiVersion, int]:
-    """Decode ApiVersion at versions 0-2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersion at versions 0-2."""
     obj = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
     obj.unknown_tagged_fields = ()
-    if pos + 6 > end:
-        raise _wire.truncated(pos, 6, end - pos, "api_key")
     obj.api_key, obj.min_version, obj.max_version = _unpack_hhh(buf, pos)
     pos += 6
     return obj, pos
@@ -585,468 +353,325 @@ def _read_api_versions_response_api_version_v0(
 def _write_api_versions_response_api_version_v0(
     obj: ApiVersionsResponseApiVersion, out: bytearray
 ) -> None:
-    """Encode ApiVersion at versions 0-2."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("api_key:int16", "min_version:int16", "max_version:int16")
-        ) from None
+    """ApiVersion at versions 0-2."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
 
 
 def _read_api_versions_response_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    """Decode ApiVersionsResponse at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersionsResponse at version 0."""
     obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
     obj.throttle_time_ms = 0
-    obj.supported_features = []
+    obj.supported_features = ()
     obj.finalized_features_epoch = -1
-    obj.finalized_features = []
+    obj.finalized_features = ()
     obj.zk_migration_ready = False
     obj.unknown_tagged_fields = ()
-    obj.tags_on_wire = _wire.NO_TAGS
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
+    obj.tags_on_wire = NO_TAGS
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    n, pos = _wire.read_array_length(buf, pos, 6, "api_keys")
-    api_keys_list: list[ApiVersionsResponseApiVersion] = []
-    try:
-        for _ in range(n):
-            api_keys_list_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
-            api_keys_list.append(api_keys_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"api_keys[{len(api_keys_list)}]") from None
-    obj.api_keys = api_keys_list
+    n, pos = read_count(buf, pos)
+    api_keys_items = []
+    for _ in range(n):
+        api_keys_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
+        api_keys_items.append(api_keys_item)
+    obj.api_keys = tuple(api_keys_items)
     return obj, pos
 
 
 def _write_api_versions_response_v0(obj: ApiVersionsResponse, out: bytearray) -> None:
-    """Encode ApiVersionsResponse at version 0."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.api_keys.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.api_keys))
-        for api_keys_list_item in obj.api_keys:
-            _write_api_versions_response_api_version_v0(api_keys_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("error_code:int16", "api_keys:[]struct")) from None
+    """ApiVersionsResponse at version 0."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    write_count(out, obj.api_keys)
+    for api_keys_item in obj.api_keys:
+        _write_api_versions_response_api_version_v0(api_keys_item, out)
 
 
 def _read_api_versions_response_v1(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    """Decode ApiVersionsResponse at versions 1-2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersionsResponse at versions 1-2."""
     obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
-    obj.supported_features = []
+    obj.supported_features = ()
     obj.finalized_features_epoch = -1
-    obj.finalized_features = []
+    obj.finalized_features = ()
     obj.zk_migration_ready = False
     obj.unknown_tagged_fields = ()
-    obj.tags_on_wire = _wire.NO_TAGS
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
+    obj.tags_on_wire = NO_TAGS
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    n, pos = _wire.read_array_length(buf, pos, 6, "api_keys")
-    api_keys_list: list[ApiVersionsResponseApiVersion] = []
-    try:
-        for _ in range(n):
-            api_keys_list_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
-            api_keys_list.append(api_keys_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"api_keys[{len(api_keys_list)}]") from None
-    obj.api_keys = api_keys_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
+    n, pos = read_count(buf, pos)
+    api_keys_items = []
+    for _ in range(n):
+        api_keys_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
+        api_keys_items.append(api_keys_item)
+    obj.api_keys = tuple(api_keys_items)
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
 def _write_api_versions_response_v1(obj: ApiVersionsResponse, out: bytearray) -> None:
-    """Encode ApiVersionsResponse at versions 1-2."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.api_keys.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.api_keys))
-        for api_keys_list_item in obj.api_keys:
-            _write_api_versions_response_api_version_v0(api_keys_list_item, out)
-        out += _pack_i(obj.throttle_time_ms)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("error_code:int16", "api_keys:[]struct", "throttle_time_ms:int32")
-        ) from None
+    """ApiVersionsResponse at versions 1-2."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    write_count(out, obj.api_keys)
+    for api_keys_item in obj.api_keys:
+        _write_api_versions_response_api_version_v0(api_keys_item, out)
+    out += _pack_i(obj.throttle_time_ms)
 
 
 def _read_api_versions_response_api_version_v3(
     buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseApiVersion, int]:
-    """Decode ApiVersion at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersion at versions 3-4."""
     obj = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
     obj.unknown_tagged_fields = ()
-    if pos + 6 > end:
-        raise _wire.truncated(pos, 6, end - pos, "api_key")
     obj.api_key, obj.min_version, obj.max_version = _unpack_hhh(buf, pos)
     pos += 6
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _API_VERSIONS_RESPONSE_API_VERSION_V3)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_api_versions_response_api_version_v3(
     obj: ApiVersionsResponseApiVersion, out: bytearray
 ) -> None:
-    """Encode ApiVersion at versions 3-4."""
-    try:
-        out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("api_key:int16", "min_version:int16", "max_version:int16")
-        ) from None
+    """ApiVersion at versions 3-4."""
+    out += _pack_hhh(obj.api_key, obj.min_version, obj.max_version)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_api_versions_response_supported_feature_key_v3(
     buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseSupportedFeatureKey, int]:
-    """Decode SupportedFeatureKey at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """SupportedFeatureKey at versions 3-4."""
     obj = ApiVersionsResponseSupportedFeatureKey.__new__(ApiVersionsResponseSupportedFeatureKey)
     obj.unknown_tagged_fields = ()
-    obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "min_version")
+    obj.name, pos = read_compact_string(buf, pos)
     obj.min_version, obj.max_version = _unpack_hh(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_api_versions_response_supported_feature_key_v3(
     obj: ApiVersionsResponseSupportedFeatureKey, out: bytearray
 ) -> None:
-    """Encode SupportedFeatureKey at versions 3-4."""
-    try:
-        _wire.write_compact_string(out, obj.name)
-        out += _pack_hh(obj.min_version, obj.max_version)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("name:string", "min_version:int16", "max_version:int16")
-        ) from None
+    """SupportedFeatureKey at versions 3-4."""
+    write_compact_string(out, obj.name)
+    out += _pack_hh(obj.min_version, obj.max_version)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_api_versions_response_finalized_feature_key_v3(
     buf: bytes, pos: int
 ) -> tuple[ApiVersionsResponseFinalizedFeatureKey, int]:
-    """Decode FinalizedFeatureKey at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """FinalizedFeatureKey at versions 3-4."""
     obj = ApiVersionsResponseFinalizedFeatureKey.__new__(ApiVersionsResponseFinalizedFeatureKey)
     obj.unknown_tagged_fields = ()
-    obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "max_version_level")
+    obj.name, pos = read_compact_string(buf, pos)
     obj.max_version_level, obj.min_version_level = _unpack_hh(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_api_versions_response_finalized_feature_key_v3(
     obj: ApiVersionsResponseFinalizedFeatureKey, out: bytearray
 ) -> None:
-    """Encode FinalizedFeatureKey at versions 3-4."""
-    try:
-        _wire.write_compact_string(out, obj.name)
-        out += _pack_hh(obj.max_version_level, obj.min_version_level)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("name:string", "max_version_level:int16", "min_version_level:int16")
-        ) from None
+    """FinalizedFeatureKey at versions 3-4."""
+    write_compact_string(out, obj.name)
+    out += _pack_hh(obj.max_version_level, obj.min_version_level)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_api_versions_response_v3(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    """Decode ApiVersionsResponse at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ApiVersionsResponse at versions 3-4."""
     obj = ApiVersionsResponse.__new__(ApiVersionsResponse)
-    obj.supported_features = []
+    obj.supported_features = ()
     obj.finalized_features_epoch = -1
-    obj.finalized_features = []
+    obj.finalized_features = ()
     obj.zk_migration_ready = False
     obj.unknown_tagged_fields = ()
-    obj.tags_on_wire = _wire.NO_TAGS
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
+    obj.tags_on_wire = NO_TAGS
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    n, pos = _wire.read_compact_array_length(buf, pos, 7, "api_keys")
-    api_keys_list: list[ApiVersionsResponseApiVersion] = []
-    try:
-        for _ in range(n):
-            api_keys_list_item, pos = _read_api_versions_response_api_version_v3(buf, pos)
-            api_keys_list.append(api_keys_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"api_keys[{len(api_keys_list)}]") from None
-    obj.api_keys = api_keys_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
+    n, pos = read_compact_count(buf, pos)
+    api_keys_items = []
+    for _ in range(n):
+        api_keys_item, pos = _read_api_versions_response_api_version_v3(buf, pos)
+        api_keys_items.append(api_keys_item)
+    obj.api_keys = tuple(api_keys_items)
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _API_VERSIONS_RESPONSE_V3)
     else:
-        count, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-        seen: list[int] = []
-        previous = -1
-        for _ in range(count):
-            tag_pos = pos
-            tag, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-            _wire.check_tag_order(tag, previous, tag_pos, "tagged fields")
-            previous = tag
-            size, pos = _wire.read_uvarint(buf, pos, "tagged fields")
-            tag_end = _wire.check_size(buf, pos, size, "tagged fields")
-            if tag == 0:
-                n, pos = _wire.read_compact_array_length(buf, pos, 6, "supported_features")
-                supported_features_list: list[ApiVersionsResponseSupportedFeatureKey] = []
-                try:
-                    for _ in range(n):
-                        supported_features_list_item, pos = (
-                            _read_api_versions_response_supported_feature_key_v3(buf, pos)
-                        )
-                        supported_features_list.append(supported_features_list_item)
-                except DecodeError as exc:
-                    raise exc.within(
-                        f"supported_features[{len(supported_features_list)}]"
-                    ) from None
-                obj.supported_features = supported_features_list
-                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "supported_features")
-                seen.append(tag)
-            elif tag == 1:
-                if pos + 8 > end:
-                    raise _wire.truncated(pos, 8, end - pos, "finalized_features_epoch")
-                (obj.finalized_features_epoch,) = _wire.INT64.unpack_from(buf, pos)
-                pos += 8
-                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features_epoch")
-                seen.append(tag)
-            elif tag == 2:
-                n, pos = _wire.read_compact_array_length(buf, pos, 6, "finalized_features")
-                finalized_features_list: list[ApiVersionsResponseFinalizedFeatureKey] = []
-                try:
-                    for _ in range(n):
-                        finalized_features_list_item, pos = (
-                            _read_api_versions_response_finalized_feature_key_v3(buf, pos)
-                        )
-                        finalized_features_list.append(finalized_features_list_item)
-                except DecodeError as exc:
-                    raise exc.within(
-                        f"finalized_features[{len(finalized_features_list)}]"
-                    ) from None
-                obj.finalized_features = finalized_features_list
-                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "finalized_features")
-                seen.append(tag)
-            elif tag == 3:
-                if pos + 1 > end:
-                    raise _wire.truncated(pos, 1, end - pos, "zk_migration_ready")
-                (obj.zk_migration_ready,) = _wire.BOOL.unpack_from(buf, pos)
-                pos += 1
-                _wire.check_tag_end(tag_end - size, pos, tag_end, tag, "zk_migration_ready")
-                seen.append(tag)
-            else:
-                obj.unknown_tagged_fields += (
-                    _wire.read_unknown_tag(buf, pos, tag, size, "tagged fields"),
-                )
-                pos = tag_end
-        if seen:
-            obj.tags_on_wire = frozenset(seen)
+        pos += 1
     return obj, pos
 
 
 def _write_api_versions_response_v3(obj: ApiVersionsResponse, out: bytearray) -> None:
-    """Encode ApiVersionsResponse at versions 3-4."""
-    try:
-        out += _pack_h(obj.error_code)
-        if obj.api_keys.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.api_keys) + 1)
-        for api_keys_list_item in obj.api_keys:
-            _write_api_versions_response_api_version_v3(api_keys_list_item, out)
-        out += _pack_i(obj.throttle_time_ms)
-        tagged: list[tuple[int, bytes | bytearray]] = []
-        if obj.supported_features != [] or 0 in obj.tags_on_wire:
-            part = bytearray()
-            if obj.supported_features.__class__ is not list:
-                raise TypeError("not a list")
-            _wire.write_uvarint(part, len(obj.supported_features) + 1)
-            for supported_features_list_item in obj.supported_features:
-                _write_api_versions_response_supported_feature_key_v3(
-                    supported_features_list_item, part
-                )
-            tagged.append((0, part))
-        if obj.finalized_features_epoch != -1 or 1 in obj.tags_on_wire:
-            part = bytearray()
-            part += _wire.INT64.pack(obj.finalized_features_epoch)
-            tagged.append((1, part))
-        if obj.finalized_features != [] or 2 in obj.tags_on_wire:
-            part = bytearray()
-            if obj.finalized_features.__class__ is not list:
-                raise TypeError("not a list")
-            _wire.write_uvarint(part, len(obj.finalized_features) + 1)
-            for finalized_features_list_item in obj.finalized_features:
-                _write_api_versions_response_finalized_feature_key_v3(
-                    finalized_features_list_item, part
-                )
-            tagged.append((2, part))
-        if obj.zk_migration_ready or 3 in obj.tags_on_wire:
-            part = bytearray()
-            part += _wire.BOOL_BYTES[obj.zk_migration_ready]
-            tagged.append((3, part))
-        _wire.write_tagged_fields(out, tagged, obj.unknown_tagged_fields)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "api_keys:[]struct",
-                "throttle_time_ms:int32",
-                "supported_features:[]struct",
-                "finalized_features_epoch:int64",
-                "finalized_features:[]struct",
-                "zk_migration_ready:bool",
-            ),
-        ) from None
+    """ApiVersionsResponse at versions 3-4."""
+    out += _pack_h(obj.error_code)
+    write_compact_count(out, obj.api_keys)
+    for api_keys_item in obj.api_keys:
+        _write_api_versions_response_api_version_v3(api_keys_item, out)
+    out += _pack_i(obj.throttle_time_ms)
+    write_tags(out, obj, _API_VERSIONS_RESPONSE_V3)
 
 
-_READ_API_VERSIONS_REQUEST: dict[int, _wire.Reader[ApiVersionsRequest]] = {
-    0: _read_api_versions_request_v0,
-    1: _read_api_versions_request_v0,
-    2: _read_api_versions_request_v0,
-    3: _read_api_versions_request_v3,
-    4: _read_api_versions_request_v3,
-}
-_WRITE_API_VERSIONS_REQUEST: dict[int, _wire.Writer[ApiVersionsRequest]] = {
-    0: _write_api_versions_request_v0,
-    1: _write_api_versions_request_v0,
-    2: _write_api_versions_request_v0,
-    3: _write_api_versions_request_v3,
-    4: _write_api_versions_request_v3,
-}
-_KEYS_API_VERSIONS_REQUEST = frozenset(
-    ("client_software_name", "client_software_version", "unknown_tagged_fields")
+_API_VERSIONS_REQUEST_V0 = Plan(
+    ApiVersionsRequest,
+    _read_api_versions_request_v0,
+    _write_api_versions_request_v0,
+    flexible=False,
 )
-
-_READ_API_VERSIONS_RESPONSE_API_VERSION: dict[int, _wire.Reader[ApiVersionsResponseApiVersion]] = {
-    0: _read_api_versions_response_api_version_v0,
-    1: _read_api_versions_response_api_version_v0,
-    2: _read_api_versions_response_api_version_v0,
-    3: _read_api_versions_response_api_version_v3,
-    4: _read_api_versions_response_api_version_v3,
-}
-_WRITE_API_VERSIONS_RESPONSE_API_VERSION: dict[int, _wire.Writer[ApiVersionsResponseApiVersion]] = {
-    0: _write_api_versions_response_api_version_v0,
-    1: _write_api_versions_response_api_version_v0,
-    2: _write_api_versions_response_api_version_v0,
-    3: _write_api_versions_response_api_version_v3,
-    4: _write_api_versions_response_api_version_v3,
-}
-_KEYS_API_VERSIONS_RESPONSE_API_VERSION = frozenset(
-    ("api_key", "min_version", "max_version", "unknown_tagged_fields")
+_API_VERSIONS_REQUEST_V3 = Plan(
+    ApiVersionsRequest,
+    _read_api_versions_request_v3,
+    _write_api_versions_request_v3,
+    (("client_software_name", "cstring"), ("client_software_version", "cstring")),
 )
-
-_READ_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY: dict[
-    int, _wire.Reader[ApiVersionsResponseSupportedFeatureKey]
-] = {
-    3: _read_api_versions_response_supported_feature_key_v3,
-    4: _read_api_versions_response_supported_feature_key_v3,
-}
-_WRITE_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY: dict[
-    int, _wire.Writer[ApiVersionsResponseSupportedFeatureKey]
-] = {
-    3: _write_api_versions_response_supported_feature_key_v3,
-    4: _write_api_versions_response_supported_feature_key_v3,
-}
-_KEYS_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY = frozenset(
-    ("name", "min_version", "max_version", "unknown_tagged_fields")
+_API_VERSIONS_RESPONSE_API_VERSION_V0 = Plan(
+    ApiVersionsResponseApiVersion,
+    _read_api_versions_response_api_version_v0,
+    _write_api_versions_response_api_version_v0,
+    (("api_key", "int16"), ("min_version", "int16"), ("max_version", "int16")),
+    flexible=False,
 )
-
-_READ_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY: dict[
-    int, _wire.Reader[ApiVersionsResponseFinalizedFeatureKey]
-] = {
-    3: _read_api_versions_response_finalized_feature_key_v3,
-    4: _read_api_versions_response_finalized_feature_key_v3,
-}
-_WRITE_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY: dict[
-    int, _wire.Writer[ApiVersionsResponseFinalizedFeatureKey]
-] = {
-    3: _write_api_versions_response_finalized_feature_key_v3,
-    4: _write_api_versions_response_finalized_feature_key_v3,
-}
-_KEYS_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY = frozenset(
-    ("name", "max_version_level", "min_version_level", "unknown_tagged_fields")
+_API_VERSIONS_RESPONSE_V0 = Plan(
+    ApiVersionsResponse,
+    _read_api_versions_response_v0,
+    _write_api_versions_response_v0,
+    (("error_code", "int16"), ("api_keys", "[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V0)),
+    flexible=False,
 )
-
-_READ_API_VERSIONS_RESPONSE: dict[int, _wire.Reader[ApiVersionsResponse]] = {
-    0: _read_api_versions_response_v0,
-    1: _read_api_versions_response_v1,
-    2: _read_api_versions_response_v1,
-    3: _read_api_versions_response_v3,
-    4: _read_api_versions_response_v3,
-}
-_WRITE_API_VERSIONS_RESPONSE: dict[int, _wire.Writer[ApiVersionsResponse]] = {
-    0: _write_api_versions_response_v0,
-    1: _write_api_versions_response_v1,
-    2: _write_api_versions_response_v1,
-    3: _write_api_versions_response_v3,
-    4: _write_api_versions_response_v3,
-}
-_KEYS_API_VERSIONS_RESPONSE = frozenset(
+_API_VERSIONS_RESPONSE_V1 = Plan(
+    ApiVersionsResponse,
+    _read_api_versions_response_v1,
+    _write_api_versions_response_v1,
     (
-        "error_code",
-        "api_keys",
-        "throttle_time_ms",
-        "supported_features",
-        "finalized_features_epoch",
-        "finalized_features",
-        "zk_migration_ready",
-        "unknown_tagged_fields",
-    )
+        ("error_code", "int16"),
+        ("api_keys", "[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V0),
+        ("throttle_time_ms", "int32"),
+    ),
+    flexible=False,
+)
+_API_VERSIONS_RESPONSE_API_VERSION_V3 = Plan(
+    ApiVersionsResponseApiVersion,
+    _read_api_versions_response_api_version_v3,
+    _write_api_versions_response_api_version_v3,
+    (("api_key", "int16"), ("min_version", "int16"), ("max_version", "int16")),
+)
+_API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3 = Plan(
+    ApiVersionsResponseSupportedFeatureKey,
+    _read_api_versions_response_supported_feature_key_v3,
+    _write_api_versions_response_supported_feature_key_v3,
+    (("name", "cstring"), ("min_version", "int16"), ("max_version", "int16")),
+)
+_API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3 = Plan(
+    ApiVersionsResponseFinalizedFeatureKey,
+    _read_api_versions_response_finalized_feature_key_v3,
+    _write_api_versions_response_finalized_feature_key_v3,
+    (("name", "cstring"), ("max_version_level", "int16"), ("min_version_level", "int16")),
+)
+_API_VERSIONS_RESPONSE_V3 = Plan(
+    ApiVersionsResponse,
+    _read_api_versions_response_v3,
+    _write_api_versions_response_v3,
+    (
+        ("error_code", "int16"),
+        ("api_keys", "c[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V3),
+        ("throttle_time_ms", "int32"),
+    ),
+    (
+        (0, "supported_features", "c[]struct", _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3),
+        (1, "finalized_features_epoch", "int64"),
+        (2, "finalized_features", "c[]struct", _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3),
+        (3, "zk_migration_ready", "bool"),
+    ),
+)
+
+bind(
+    ApiVersionsRequest,
+    (("client_software_name", "value"), ("client_software_version", "value")),
+    {
+        0: _API_VERSIONS_REQUEST_V0,
+        1: _API_VERSIONS_REQUEST_V0,
+        2: _API_VERSIONS_REQUEST_V0,
+        3: _API_VERSIONS_REQUEST_V3,
+        4: _API_VERSIONS_REQUEST_V3,
+    },
+    flexible=True,
+)
+bind(
+    ApiVersionsResponseApiVersion,
+    (("api_key", "value"), ("min_version", "value"), ("max_version", "value")),
+    {
+        0: _API_VERSIONS_RESPONSE_API_VERSION_V0,
+        1: _API_VERSIONS_RESPONSE_API_VERSION_V0,
+        2: _API_VERSIONS_RESPONSE_API_VERSION_V0,
+        3: _API_VERSIONS_RESPONSE_API_VERSION_V3,
+        4: _API_VERSIONS_RESPONSE_API_VERSION_V3,
+    },
+    flexible=True,
+)
+bind(
+    ApiVersionsResponseSupportedFeatureKey,
+    (("name", "value"), ("min_version", "value"), ("max_version", "value")),
+    {
+        3: _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3,
+        4: _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3,
+    },
+    flexible=True,
+)
+bind(
+    ApiVersionsResponseFinalizedFeatureKey,
+    (("name", "value"), ("max_version_level", "value"), ("min_version_level", "value")),
+    {
+        3: _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3,
+        4: _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3,
+    },
+    flexible=True,
+)
+bind(
+    ApiVersionsResponse,
+    (
+        ("error_code", "value"),
+        ("api_keys", "[]struct", ApiVersionsResponseApiVersion),
+        ("throttle_time_ms", "value"),
+        ("supported_features", "[]struct", ApiVersionsResponseSupportedFeatureKey),
+        ("finalized_features_epoch", "value"),
+        ("finalized_features", "[]struct", ApiVersionsResponseFinalizedFeatureKey),
+        ("zk_migration_ready", "value"),
+    ),
+    {
+        0: _API_VERSIONS_RESPONSE_V0,
+        1: _API_VERSIONS_RESPONSE_V1,
+        2: _API_VERSIONS_RESPONSE_V1,
+        3: _API_VERSIONS_RESPONSE_V3,
+        4: _API_VERSIONS_RESPONSE_V3,
+    },
+    flexible=True,
 )

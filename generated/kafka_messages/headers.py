@@ -8,22 +8,25 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from . import _wire
+from ._codec import Struct, bind
+from ._plan import Plan
+from ._read import read_nullable_string, read_tags
+from ._write import tags_in_plain_version, write_nullable_string, write_unknown_tags
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
-    from typing import Any, ClassVar, Mapping
+if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
+    from collections.abc import Iterable
+    from typing import ClassVar
+    from ._plan import RawTaggedField
 
-    from ._wire import Buffer, RawTaggedField
-
-# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+# Bound struct methods for the runs of fixed-size fields.
 _unpack_hhi = struct.Struct(">hhi").unpack_from
 _pack_hhi = struct.Struct(">hhi").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 
 
-class _RequestHeaderFacts:
+class _RequestHeaderFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -34,7 +37,7 @@ class _RequestHeaderFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class RequestHeader(_RequestHeaderFacts):
     """The request header.
 
@@ -52,74 +55,44 @@ class RequestHeader(_RequestHeaderFacts):
     Spec: RequestHeader.json
     """
 
-    request_api_key: int = 0
+    request_api_key: int
     """Numeric key identifying which API this request calls.
 
     Versions: 0-2.
     """
-    request_api_version: int = 0
+    request_api_version: int
     """Version of the API that the request body is encoded with.
 
     Versions: 0-2.
     """
-    correlation_id: int = 0
+    correlation_id: int
     """Client-chosen id that the broker echoes back in the matching response.
 
     Versions: 0-2.
     """
-    client_id: str | None = ""
+    client_id: str | None
     """Free-form identifier of the client application, or null.
 
     Versions: 1-2. Nullable: 1-2. Ignorable.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this header at ``version``."""
-        return _wire.encode(self, version, _WRITE_REQUEST_HEADER, "RequestHeader")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> RequestHeader:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_REQUEST_HEADER, "RequestHeader")
-
-    @classmethod
-    def decode_from(cls, data: Buffer, offset: int, version: int) -> tuple[RequestHeader, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(data, offset, version, _READ_REQUEST_HEADER, "RequestHeader")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "request_api_key": self.request_api_key,
-            "request_api_version": self.request_api_version,
-            "correlation_id": self.correlation_id,
-            "client_id": self.client_id,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RequestHeader:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_REQUEST_HEADER, "RequestHeader")
-        obj = cls()
-        if "request_api_key" in data:
-            obj.request_api_key = data["request_api_key"]
-        if "request_api_version" in data:
-            obj.request_api_version = data["request_api_version"]
-        if "correlation_id" in data:
-            obj.correlation_id = data["correlation_id"]
-        if "client_id" in data:
-            obj.client_id = data["client_id"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        request_api_key: int = 0,
+        request_api_version: int = 0,
+        correlation_id: int = 0,
+        client_id: str | None = "",
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.request_api_key = request_api_key
+        self.request_api_version = request_api_version
+        self.correlation_id = correlation_id
+        self.client_id = client_id
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _ResponseHeaderFacts:
+class _ResponseHeaderFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -130,7 +103,7 @@ class _ResponseHeaderFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ResponseHeader(_ResponseHeaderFacts):
     """The response header.
 
@@ -145,232 +118,177 @@ class ResponseHeader(_ResponseHeaderFacts):
     Spec: ResponseHeader.json
     """
 
-    correlation_id: int = 0
+    correlation_id: int
     """The correlation id copied from the request this response answers.
 
     Versions: 0-1.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this header at ``version``."""
-        return _wire.encode(self, version, _WRITE_RESPONSE_HEADER, "ResponseHeader")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> ResponseHeader:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_RESPONSE_HEADER, "ResponseHeader")
-
-    @classmethod
-    def decode_from(cls, data: Buffer, offset: int, version: int) -> tuple[ResponseHeader, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(data, offset, version, _READ_RESPONSE_HEADER, "ResponseHeader")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "correlation_id": self.correlation_id,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ResponseHeader:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_RESPONSE_HEADER, "ResponseHeader")
-        obj = cls()
-        if "correlation_id" in data:
-            obj.correlation_id = data["correlation_id"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        correlation_id: int = 0,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.correlation_id = correlation_id
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
 def _read_request_header_v0(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    """Decode RequestHeader at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """RequestHeader at version 0."""
     obj = RequestHeader.__new__(RequestHeader)
     obj.client_id = ""
     obj.unknown_tagged_fields = ()
-    if pos + 8 > end:
-        raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
     return obj, pos
 
 
 def _write_request_header_v0(obj: RequestHeader, out: bytearray) -> None:
-    """Encode RequestHeader at version 0."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("request_api_key:int16", "request_api_version:int16", "correlation_id:int32")
-        ) from None
+    """RequestHeader at version 0."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
 
 
 def _read_request_header_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    """Decode RequestHeader at version 1."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """RequestHeader at version 1."""
     obj = RequestHeader.__new__(RequestHeader)
     obj.unknown_tagged_fields = ()
-    if pos + 8 > end:
-        raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
-    obj.client_id, pos = _wire.read_nullable_string(buf, pos, "client_id")
+    obj.client_id, pos = read_nullable_string(buf, pos)
     return obj, pos
 
 
 def _write_request_header_v1(obj: RequestHeader, out: bytearray) -> None:
-    """Encode RequestHeader at version 1."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
-        _wire.write_nullable_string(out, obj.client_id)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "request_api_key:int16",
-                "request_api_version:int16",
-                "correlation_id:int32",
-                "client_id:string?",
-            ),
-        ) from None
+    """RequestHeader at version 1."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
+    write_nullable_string(out, obj.client_id)
 
 
 def _read_request_header_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    """Decode RequestHeader at version 2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """RequestHeader at version 2."""
     obj = RequestHeader.__new__(RequestHeader)
     obj.unknown_tagged_fields = ()
-    if pos + 8 > end:
-        raise _wire.truncated(pos, 8, end - pos, "request_api_key")
     obj.request_api_key, obj.request_api_version, obj.correlation_id = _unpack_hhi(buf, pos)
     pos += 8
-    obj.client_id, pos = _wire.read_nullable_string(buf, pos, "client_id")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.client_id, pos = read_nullable_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _REQUEST_HEADER_V2)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_request_header_v2(obj: RequestHeader, out: bytearray) -> None:
-    """Encode RequestHeader at version 2."""
-    try:
-        out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
-        _wire.write_nullable_string(out, obj.client_id)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "request_api_key:int16",
-                "request_api_version:int16",
-                "correlation_id:int32",
-                "client_id:string?",
-            ),
-        ) from None
+    """RequestHeader at version 2."""
+    out += _pack_hhi(obj.request_api_key, obj.request_api_version, obj.correlation_id)
+    write_nullable_string(out, obj.client_id)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_response_header_v0(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
-    """Decode ResponseHeader at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ResponseHeader at version 0."""
     obj = ResponseHeader.__new__(ResponseHeader)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "correlation_id")
     (obj.correlation_id,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
 def _write_response_header_v0(obj: ResponseHeader, out: bytearray) -> None:
-    """Encode ResponseHeader at version 0."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.correlation_id)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
+    """ResponseHeader at version 0."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.correlation_id)
 
 
 def _read_response_header_v1(buf: bytes, pos: int) -> tuple[ResponseHeader, int]:
-    """Decode ResponseHeader at version 1."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """ResponseHeader at version 1."""
     obj = ResponseHeader.__new__(ResponseHeader)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "correlation_id")
     (obj.correlation_id,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _RESPONSE_HEADER_V1)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_response_header_v1(obj: ResponseHeader, out: bytearray) -> None:
-    """Encode ResponseHeader at version 1."""
-    try:
-        out += _pack_i(obj.correlation_id)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("correlation_id:int32",)) from None
+    """ResponseHeader at version 1."""
+    out += _pack_i(obj.correlation_id)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
-_READ_REQUEST_HEADER: dict[int, _wire.Reader[RequestHeader]] = {
-    0: _read_request_header_v0,
-    1: _read_request_header_v1,
-    2: _read_request_header_v2,
-}
-_WRITE_REQUEST_HEADER: dict[int, _wire.Writer[RequestHeader]] = {
-    0: _write_request_header_v0,
-    1: _write_request_header_v1,
-    2: _write_request_header_v2,
-}
-_KEYS_REQUEST_HEADER = frozenset(
+_REQUEST_HEADER_V0 = Plan(
+    RequestHeader,
+    _read_request_header_v0,
+    _write_request_header_v0,
+    (("request_api_key", "int16"), ("request_api_version", "int16"), ("correlation_id", "int32")),
+    flexible=False,
+)
+_REQUEST_HEADER_V1 = Plan(
+    RequestHeader,
+    _read_request_header_v1,
+    _write_request_header_v1,
     (
-        "request_api_key",
-        "request_api_version",
-        "correlation_id",
-        "client_id",
-        "unknown_tagged_fields",
-    )
+        ("request_api_key", "int16"),
+        ("request_api_version", "int16"),
+        ("correlation_id", "int32"),
+        ("client_id", "string?"),
+    ),
+    flexible=False,
+)
+_REQUEST_HEADER_V2 = Plan(
+    RequestHeader,
+    _read_request_header_v2,
+    _write_request_header_v2,
+    (
+        ("request_api_key", "int16"),
+        ("request_api_version", "int16"),
+        ("correlation_id", "int32"),
+        ("client_id", "string?"),
+    ),
+)
+_RESPONSE_HEADER_V0 = Plan(
+    ResponseHeader,
+    _read_response_header_v0,
+    _write_response_header_v0,
+    (("correlation_id", "int32"),),
+    flexible=False,
+)
+_RESPONSE_HEADER_V1 = Plan(
+    ResponseHeader,
+    _read_response_header_v1,
+    _write_response_header_v1,
+    (("correlation_id", "int32"),),
 )
 
-_READ_RESPONSE_HEADER: dict[int, _wire.Reader[ResponseHeader]] = {
-    0: _read_response_header_v0,
-    1: _read_response_header_v1,
-}
-_WRITE_RESPONSE_HEADER: dict[int, _wire.Writer[ResponseHeader]] = {
-    0: _write_response_header_v0,
-    1: _write_response_header_v1,
-}
-_KEYS_RESPONSE_HEADER = frozenset(("correlation_id", "unknown_tagged_fields"))
+bind(
+    RequestHeader,
+    (
+        ("request_api_key", "value"),
+        ("request_api_version", "value"),
+        ("correlation_id", "value"),
+        ("client_id", "value"),
+    ),
+    {0: _REQUEST_HEADER_V0, 1: _REQUEST_HEADER_V1, 2: _REQUEST_HEADER_V2},
+    flexible=True,
+)
+bind(
+    ResponseHeader,
+    (("correlation_id", "value"),),
+    {0: _RESPONSE_HEADER_V0, 1: _RESPONSE_HEADER_V1},
+    flexible=True,
+)

@@ -6,19 +6,51 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from uuid import UUID
 
-from . import _wire
-from .errors import DecodeError
+from ._codec import Struct, bind
+from ._plan import Plan
+from ._read import (
+    INT32S,
+    ZERO_UUID,
+    read_compact_count,
+    read_compact_fixed_array,
+    read_compact_nullable_count,
+    read_compact_nullable_string,
+    read_compact_string,
+    read_count,
+    read_fixed_array,
+    read_nullable_count,
+    read_nullable_string,
+    read_string,
+    read_tags,
+    read_uuid,
+)
+from ._write import (
+    BOOL_BYTES,
+    PACK_INT32S,
+    absent_field,
+    null_field,
+    tags_in_plain_version,
+    write_compact_count,
+    write_compact_fixed_array,
+    write_compact_nullable_string,
+    write_compact_string,
+    write_count,
+    write_fixed_array,
+    write_nullable_string,
+    write_string,
+    write_unknown_tags,
+)
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
-    from typing import Any, ClassVar, Mapping
+if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
+    from collections.abc import Iterable
+    from typing import ClassVar
+    from ._plan import RawTaggedField
 
-    from ._wire import Buffer, RawTaggedField
-
-# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+# Bound struct methods for the runs of fixed-size fields.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_hii = struct.Struct(">hii").unpack_from
@@ -29,69 +61,37 @@ _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 
 
-@dataclass(slots=True)
-class MetadataRequestTopic:
+@dataclass(slots=True, init=False)
+class MetadataRequestTopic(Struct):
     """Topics to describe; null asks for every topic from version 1 on.
 
     Occurs in versions: 0-12.
     """
 
-    topic_id: UUID = _wire.ZERO_UUID
+    topic_id: UUID
     """Id of the topic, or the zero uuid when the topic is named instead.
 
     Versions: 10-12. Ignorable.
     """
-    name: str | None = ""
+    name: str | None
     """Name of the topic, or null when the topic is given by id.
 
     Versions: 0-12. Nullable: 10-12. Entity: topicName.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(self, version, _WRITE_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataRequestTopic:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[MetadataRequestTopic, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_METADATA_REQUEST_TOPIC, "MetadataRequestTopic"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "topic_id": _wire.uuid_to_str(self.topic_id),
-            "name": self.name,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataRequestTopic:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_REQUEST_TOPIC, "MetadataRequestTopic")
-        obj = cls()
-        if "topic_id" in data:
-            obj.topic_id = _wire.uuid_from_str(data["topic_id"])
-        if "name" in data:
-            obj.name = data["name"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        topic_id: UUID = ZERO_UUID,
+        name: str | None = "",
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.topic_id = topic_id
+        self.name = name
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _MetadataRequestFacts:
+class _MetadataRequestFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -102,7 +102,7 @@ class _MetadataRequestFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class MetadataRequest(_MetadataRequestFacts):
     """The request of Metadata (api key 3).
 
@@ -138,363 +138,212 @@ class MetadataRequest(_MetadataRequestFacts):
     Spec: MetadataRequest.json
     """
 
-    topics: list[MetadataRequestTopic] | None = field(default_factory=list)
+    topics: tuple[MetadataRequestTopic, ...] | None
     """Topics to describe; null asks for every topic from version 1 on.
 
     Versions: 0-12. Nullable: 1-12.
     """
-    allow_auto_topic_creation: bool = True
+    allow_auto_topic_creation: bool
     """Whether the broker may create missing requested topics, if its configuration allows
     auto-creation.
 
     Versions: 4-12.
     """
-    include_cluster_authorized_operations: bool = False
+    include_cluster_authorized_operations: bool
     """Whether to return the operations the caller may perform on the cluster.
 
     Versions: 8-10.
     """
-    include_topic_authorized_operations: bool = False
+    include_topic_authorized_operations: bool
     """Whether to return the operations the caller may perform on each topic.
 
     Versions: 8-12.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this request at ``version``."""
-        return _wire.encode(self, version, _WRITE_METADATA_REQUEST, "MetadataRequest")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataRequest:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_METADATA_REQUEST, "MetadataRequest")
-
-    @classmethod
-    def decode_from(cls, data: Buffer, offset: int, version: int) -> tuple[MetadataRequest, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(data, offset, version, _READ_METADATA_REQUEST, "MetadataRequest")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "topics": None if self.topics is None else [item.to_dict() for item in self.topics],
-            "allow_auto_topic_creation": self.allow_auto_topic_creation,
-            "include_cluster_authorized_operations": self.include_cluster_authorized_operations,
-            "include_topic_authorized_operations": self.include_topic_authorized_operations,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataRequest:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_REQUEST, "MetadataRequest")
-        obj = cls()
-        if "topics" in data:
-            obj.topics = (
-                None
-                if data["topics"] is None
-                else [MetadataRequestTopic.from_dict(item) for item in data["topics"]]
-            )
-        if "allow_auto_topic_creation" in data:
-            obj.allow_auto_topic_creation = data["allow_auto_topic_creation"]
-        if "include_cluster_authorized_operations" in data:
-            obj.include_cluster_authorized_operations = data[
-                "include_cluster_authorized_operations"
-            ]
-        if "include_topic_authorized_operations" in data:
-            obj.include_topic_authorized_operations = data["include_topic_authorized_operations"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        topics: Iterable[MetadataRequestTopic] | None = (),
+        allow_auto_topic_creation: bool = True,
+        include_cluster_authorized_operations: bool = False,
+        include_topic_authorized_operations: bool = False,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.topics = None if topics is None else tuple(topics)
+        self.allow_auto_topic_creation = allow_auto_topic_creation
+        self.include_cluster_authorized_operations = include_cluster_authorized_operations
+        self.include_topic_authorized_operations = include_topic_authorized_operations
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class MetadataResponseBroker:
+@dataclass(slots=True, init=False)
+class MetadataResponseBroker(Struct):
     """The brokers that are part of the cluster.
 
     Occurs in versions: 0-12.
     """
 
-    node_id: int = 0
+    node_id: int
     """Id of the broker.
 
     Versions: 0-12. Map key. Entity: brokerId.
     """
-    host: str = ""
+    host: str
     """Host name the broker can be reached at.
 
     Versions: 0-12.
     """
-    port: int = 0
+    port: int
     """Port the broker listens on.
 
     Versions: 0-12.
     """
-    rack: str | None = None
+    rack: str | None
     """Rack the broker is placed in, or null if none is configured.
 
     Versions: 1-12. Nullable: 1-12. Ignorable.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self, version, _WRITE_METADATA_RESPONSE_BROKER, "MetadataResponseBroker"
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataResponseBroker:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_METADATA_RESPONSE_BROKER, "MetadataResponseBroker")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[MetadataResponseBroker, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_METADATA_RESPONSE_BROKER, "MetadataResponseBroker"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "node_id": self.node_id,
-            "host": self.host,
-            "port": self.port,
-            "rack": self.rack,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponseBroker:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_BROKER, "MetadataResponseBroker")
-        obj = cls()
-        if "node_id" in data:
-            obj.node_id = data["node_id"]
-        if "host" in data:
-            obj.host = data["host"]
-        if "port" in data:
-            obj.port = data["port"]
-        if "rack" in data:
-            obj.rack = data["rack"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        node_id: int = 0,
+        host: str = "",
+        port: int = 0,
+        rack: str | None = None,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.node_id = node_id
+        self.host = host
+        self.port = port
+        self.rack = rack
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class MetadataResponsePartition:
+@dataclass(slots=True, init=False)
+class MetadataResponsePartition(Struct):
     """One entry per partition of the topic.
 
     Occurs in versions: 0-12.
     """
 
-    error_code: int = 0
+    error_code: int
     """Error code for this partition, or 0 on success.
 
     Versions: 0-12.
     """
-    partition_index: int = 0
+    partition_index: int
     """Index of the partition within the topic.
 
     Versions: 0-12.
     """
-    leader_id: int = 0
+    leader_id: int
     """Id of the broker that leads the partition.
 
     Versions: 0-12. Entity: brokerId.
     """
-    leader_epoch: int = -1
+    leader_epoch: int
     """Current leader epoch of the partition.
 
     Versions: 7-12. Ignorable.
     """
-    replica_nodes: list[int] = field(default_factory=list)
+    replica_nodes: tuple[int, ...]
     """Ids of every broker holding a replica of the partition.
 
     Versions: 0-12. Entity: brokerId.
     """
-    isr_nodes: list[int] = field(default_factory=list)
+    isr_nodes: tuple[int, ...]
     """Ids of the replicas that are in sync with the leader.
 
     Versions: 0-12. Entity: brokerId.
     """
-    offline_replicas: list[int] = field(default_factory=list)
+    offline_replicas: tuple[int, ...]
     """Ids of the replicas that are currently offline.
 
     Versions: 5-12. Ignorable. Entity: brokerId.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self, version, _WRITE_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataResponsePartition:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data, version, _READ_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[MetadataResponsePartition, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "error_code": self.error_code,
-            "partition_index": self.partition_index,
-            "leader_id": self.leader_id,
-            "leader_epoch": self.leader_epoch,
-            "replica_nodes": list(self.replica_nodes),
-            "isr_nodes": list(self.isr_nodes),
-            "offline_replicas": list(self.offline_replicas),
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponsePartition:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_PARTITION, "MetadataResponsePartition")
-        obj = cls()
-        if "error_code" in data:
-            obj.error_code = data["error_code"]
-        if "partition_index" in data:
-            obj.partition_index = data["partition_index"]
-        if "leader_id" in data:
-            obj.leader_id = data["leader_id"]
-        if "leader_epoch" in data:
-            obj.leader_epoch = data["leader_epoch"]
-        if "replica_nodes" in data:
-            obj.replica_nodes = list(data["replica_nodes"])
-        if "isr_nodes" in data:
-            obj.isr_nodes = list(data["isr_nodes"])
-        if "offline_replicas" in data:
-            obj.offline_replicas = list(data["offline_replicas"])
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        error_code: int = 0,
+        partition_index: int = 0,
+        leader_id: int = 0,
+        leader_epoch: int = -1,
+        replica_nodes: Iterable[int] = (),
+        isr_nodes: Iterable[int] = (),
+        offline_replicas: Iterable[int] = (),
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.error_code = error_code
+        self.partition_index = partition_index
+        self.leader_id = leader_id
+        self.leader_epoch = leader_epoch
+        self.replica_nodes = tuple(replica_nodes)
+        self.isr_nodes = tuple(isr_nodes)
+        self.offline_replicas = tuple(offline_replicas)
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class MetadataResponseTopic:
+@dataclass(slots=True, init=False)
+class MetadataResponseTopic(Struct):
     """One entry per topic described.
 
     Occurs in versions: 0-12.
     """
 
-    error_code: int = 0
+    error_code: int
     """Error code for this topic, or 0 on success.
 
     Versions: 0-12.
     """
-    name: str | None = ""
+    name: str | None
     """Name of the topic; null only for an unknown topic that was asked for by id.
 
     Versions: 0-12. Nullable: 12. Map key. Entity: topicName.
     """
-    topic_id: UUID = _wire.ZERO_UUID
+    topic_id: UUID
     """Id of the topic; the zero uuid only for an unknown topic that was asked for by name.
 
     Versions: 10-12. Ignorable.
     """
-    is_internal: bool = False
+    is_internal: bool
     """Whether the topic is an internal one.
 
     Versions: 1-12. Ignorable.
     """
-    partitions: list[MetadataResponsePartition] = field(default_factory=list)
+    partitions: tuple[MetadataResponsePartition, ...]
     """One entry per partition of the topic.
 
     Versions: 0-12.
     """
-    topic_authorized_operations: int = -2147483648
+    topic_authorized_operations: int
     """Bit set of the operations the caller may perform on this topic.
 
     Versions: 8-12.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(self, version, _WRITE_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataResponseTopic:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[MetadataResponseTopic, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "error_code": self.error_code,
-            "name": self.name,
-            "topic_id": _wire.uuid_to_str(self.topic_id),
-            "is_internal": self.is_internal,
-            "partitions": [item.to_dict() for item in self.partitions],
-            "topic_authorized_operations": self.topic_authorized_operations,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponseTopic:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_RESPONSE_TOPIC, "MetadataResponseTopic")
-        obj = cls()
-        if "error_code" in data:
-            obj.error_code = data["error_code"]
-        if "name" in data:
-            obj.name = data["name"]
-        if "topic_id" in data:
-            obj.topic_id = _wire.uuid_from_str(data["topic_id"])
-        if "is_internal" in data:
-            obj.is_internal = data["is_internal"]
-        if "partitions" in data:
-            obj.partitions = [
-                MetadataResponsePartition.from_dict(item) for item in data["partitions"]
-            ]
-        if "topic_authorized_operations" in data:
-            obj.topic_authorized_operations = data["topic_authorized_operations"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        error_code: int = 0,
+        name: str | None = "",
+        topic_id: UUID = ZERO_UUID,
+        is_internal: bool = False,
+        partitions: Iterable[MetadataResponsePartition] = (),
+        topic_authorized_operations: int = -2147483648,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.error_code = error_code
+        self.name = name
+        self.topic_id = topic_id
+        self.is_internal = is_internal
+        self.partitions = tuple(partitions)
+        self.topic_authorized_operations = topic_authorized_operations
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _MetadataResponseFacts:
+class _MetadataResponseFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -505,7 +354,7 @@ class _MetadataResponseFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class MetadataResponse(_MetadataResponseFacts):
     """The response of Metadata (api key 3).
 
@@ -541,2440 +390,1892 @@ class MetadataResponse(_MetadataResponseFacts):
     Spec: MetadataResponse.json
     """
 
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     """Milliseconds the request was throttled for because of a quota, or 0 if it was not
     throttled.
 
     Versions: 3-12. Ignorable.
     """
-    brokers: list[MetadataResponseBroker] = field(default_factory=list)
+    brokers: tuple[MetadataResponseBroker, ...]
     """The brokers that are part of the cluster.
 
     Versions: 0-12.
     """
-    cluster_id: str | None = None
+    cluster_id: str | None
     """Id of the cluster the answering broker belongs to.
 
     Versions: 2-12. Nullable: 2-12. Ignorable.
     """
-    controller_id: int = -1
+    controller_id: int
     """Id of the broker that is the active controller, or -1 if unknown.
 
     Versions: 1-12. Ignorable. Entity: brokerId.
     """
-    topics: list[MetadataResponseTopic] = field(default_factory=list)
+    topics: tuple[MetadataResponseTopic, ...]
     """One entry per topic described.
 
     Versions: 0-12.
     """
-    cluster_authorized_operations: int = -2147483648
+    cluster_authorized_operations: int
     """Bit set of the operations the caller may perform on the cluster.
 
     Versions: 8-10.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this response at ``version``."""
-        return _wire.encode(self, version, _WRITE_METADATA_RESPONSE, "MetadataResponse")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> MetadataResponse:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_METADATA_RESPONSE, "MetadataResponse")
-
-    @classmethod
-    def decode_from(cls, data: Buffer, offset: int, version: int) -> tuple[MetadataResponse, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(data, offset, version, _READ_METADATA_RESPONSE, "MetadataResponse")
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "throttle_time_ms": self.throttle_time_ms,
-            "brokers": [item.to_dict() for item in self.brokers],
-            "cluster_id": self.cluster_id,
-            "controller_id": self.controller_id,
-            "topics": [item.to_dict() for item in self.topics],
-            "cluster_authorized_operations": self.cluster_authorized_operations,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetadataResponse:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_METADATA_RESPONSE, "MetadataResponse")
-        obj = cls()
-        if "throttle_time_ms" in data:
-            obj.throttle_time_ms = data["throttle_time_ms"]
-        if "brokers" in data:
-            obj.brokers = [MetadataResponseBroker.from_dict(item) for item in data["brokers"]]
-        if "cluster_id" in data:
-            obj.cluster_id = data["cluster_id"]
-        if "controller_id" in data:
-            obj.controller_id = data["controller_id"]
-        if "topics" in data:
-            obj.topics = [MetadataResponseTopic.from_dict(item) for item in data["topics"]]
-        if "cluster_authorized_operations" in data:
-            obj.cluster_authorized_operations = data["cluster_authorized_operations"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        brokers: Iterable[MetadataResponseBroker] = (),
+        cluster_id: str | None = None,
+        controller_id: int = -1,
+        topics: Iterable[MetadataResponseTopic] = (),
+        cluster_authorized_operations: int = -2147483648,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.brokers = tuple(brokers)
+        self.cluster_id = cluster_id
+        self.controller_id = controller_id
+        self.topics = tuple(topics)
+        self.cluster_authorized_operations = cluster_authorized_operations
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
 def _read_metadata_request_topic_v0(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    """Decode MetadataRequestTopic at versions 0-8."""
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequestTopic at versions 0-8."""
     obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.unknown_tagged_fields = ()
-    obj.name, pos = _wire.read_string(buf, pos, "name")
+    obj.name, pos = read_string(buf, pos)
     return obj, pos
 
 
 def _write_metadata_request_topic_v0(obj: MetadataRequestTopic, out: bytearray) -> None:
-    """Encode MetadataRequestTopic at versions 0-8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("name:string",)) from None
+    """MetadataRequestTopic at versions 0-8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
 
 
 def _read_metadata_request_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at version 0."""
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at version 0."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.allow_auto_topic_creation = True
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_array_length(buf, pos, 2, "topics")
-    topics_list: list[MetadataRequestTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_request_v0(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at version 0."""
-    try:
-        if not obj.allow_auto_topic_creation:
-            raise _wire.guard_default(
-                obj, "allow_auto_topic_creation", obj.allow_auto_topic_creation
-            )
-        if obj.include_cluster_authorized_operations:
-            raise _wire.guard_default(
-                obj,
-                "include_cluster_authorized_operations",
-                obj.include_cluster_authorized_operations,
-            )
-        if obj.include_topic_authorized_operations:
-            raise _wire.guard_default(
-                obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.topics is None:
-            raise _wire.null_error(obj, "topics")
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_request_topic_v0(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("topics:[]struct",)) from None
+    """MetadataRequest at version 0."""
+    if obj.allow_auto_topic_creation is not True:
+        raise absent_field(obj, "allow_auto_topic_creation")
+    if obj.include_cluster_authorized_operations is not False:
+        raise absent_field(obj, "include_cluster_authorized_operations")
+    if obj.include_topic_authorized_operations is not False:
+        raise absent_field(obj, "include_topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    if obj.topics is None:
+        raise null_field(obj, "topics")
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_request_topic_v0(topics_item, out)
 
 
 def _read_metadata_request_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at versions 1-3."""
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at versions 1-3."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.allow_auto_topic_creation = True
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
+    n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_request_v1(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at versions 1-3."""
-    try:
-        if not obj.allow_auto_topic_creation:
-            raise _wire.guard_default(
-                obj, "allow_auto_topic_creation", obj.allow_auto_topic_creation
-            )
-        if obj.include_cluster_authorized_operations:
-            raise _wire.guard_default(
-                obj,
-                "include_cluster_authorized_operations",
-                obj.include_cluster_authorized_operations,
-            )
-        if obj.include_topic_authorized_operations:
-            raise _wire.guard_default(
-                obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.topics is None:
-            out += b"\xff\xff\xff\xff"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            out += _wire.INT32.pack(len(obj.topics))
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v0(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("topics:[]struct?",)) from None
+    """MetadataRequest at versions 1-3."""
+    if obj.allow_auto_topic_creation is not True:
+        raise absent_field(obj, "allow_auto_topic_creation")
+    if obj.include_cluster_authorized_operations is not False:
+        raise absent_field(obj, "include_cluster_authorized_operations")
+    if obj.include_topic_authorized_operations is not False:
+        raise absent_field(obj, "include_topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    if obj.topics is None:
+        out += b"\xff\xff\xff\xff"
+    else:
+        write_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v0(topics_item, out)
 
 
 def _read_metadata_request_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at versions 4-7."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at versions 4-7."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.include_cluster_authorized_operations = False
     obj.include_topic_authorized_operations = False
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
+    n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
-    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
+    obj.allow_auto_topic_creation = buf[pos] != 0
     pos += 1
     return obj, pos
 
 
 def _write_metadata_request_v4(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at versions 4-7."""
-    try:
-        if obj.include_cluster_authorized_operations:
-            raise _wire.guard_default(
-                obj,
-                "include_cluster_authorized_operations",
-                obj.include_cluster_authorized_operations,
-            )
-        if obj.include_topic_authorized_operations:
-            raise _wire.guard_default(
-                obj, "include_topic_authorized_operations", obj.include_topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.topics is None:
-            out += b"\xff\xff\xff\xff"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            out += _wire.INT32.pack(len(obj.topics))
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v0(topics_list_item, out)
-        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("topics:[]struct?", "allow_auto_topic_creation:bool")
-        ) from None
+    """MetadataRequest at versions 4-7."""
+    if obj.include_cluster_authorized_operations is not False:
+        raise absent_field(obj, "include_cluster_authorized_operations")
+    if obj.include_topic_authorized_operations is not False:
+        raise absent_field(obj, "include_topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    if obj.topics is None:
+        out += b"\xff\xff\xff\xff"
+    else:
+        write_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v0(topics_item, out)
+    out += BOOL_BYTES[obj.allow_auto_topic_creation]
 
 
 def _read_metadata_request_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at version 8."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at version 8."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_nullable_array_length(buf, pos, 2, "topics")
+    n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v0(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
-    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
+    obj.allow_auto_topic_creation = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
-    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_cluster_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
-    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_topic_authorized_operations = buf[pos] != 0
     pos += 1
     return obj, pos
 
 
 def _write_metadata_request_v8(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at version 8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.topics is None:
-            out += b"\xff\xff\xff\xff"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            out += _wire.INT32.pack(len(obj.topics))
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v0(topics_list_item, out)
-        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
-        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
-        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "topics:[]struct?",
-                "allow_auto_topic_creation:bool",
-                "include_cluster_authorized_operations:bool",
-                "include_topic_authorized_operations:bool",
-            ),
-        ) from None
+    """MetadataRequest at version 8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    if obj.topics is None:
+        out += b"\xff\xff\xff\xff"
+    else:
+        write_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v0(topics_item, out)
+    out += BOOL_BYTES[obj.allow_auto_topic_creation]
+    out += BOOL_BYTES[obj.include_cluster_authorized_operations]
+    out += BOOL_BYTES[obj.include_topic_authorized_operations]
 
 
 def _read_metadata_request_topic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    """Decode MetadataRequestTopic at version 9."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequestTopic at version 9."""
     obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.unknown_tagged_fields = ()
-    obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.name, pos = read_compact_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_REQUEST_TOPIC_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_request_topic_v9(obj: MetadataRequestTopic, out: bytearray) -> None:
-    """Encode MetadataRequestTopic at version 9."""
-    try:
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_compact_string(out, obj.name)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("name:string",)) from None
+    """MetadataRequestTopic at version 9."""
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_compact_string(out, obj.name)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_request_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at version 9."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at version 9."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 2, "topics")
+    n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v9(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
-    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v9(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
+    obj.allow_auto_topic_creation = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
-    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_cluster_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
-    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_topic_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_REQUEST_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_request_v9(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at version 9."""
-    try:
-        if obj.topics is None:
-            out += b"\x00"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            _wire.write_uvarint(out, len(obj.topics) + 1)
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v9(topics_list_item, out)
-        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
-        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
-        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "topics:[]struct?",
-                "allow_auto_topic_creation:bool",
-                "include_cluster_authorized_operations:bool",
-                "include_topic_authorized_operations:bool",
-            ),
-        ) from None
+    """MetadataRequest at version 9."""
+    if obj.topics is None:
+        out.append(0)
+    else:
+        write_compact_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v9(topics_item, out)
+    out += BOOL_BYTES[obj.allow_auto_topic_creation]
+    out += BOOL_BYTES[obj.include_cluster_authorized_operations]
+    out += BOOL_BYTES[obj.include_topic_authorized_operations]
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_request_topic_v10(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    """Decode MetadataRequestTopic at versions 10-12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequestTopic at versions 10-12."""
     obj = MetadataRequestTopic.__new__(MetadataRequestTopic)
     obj.unknown_tagged_fields = ()
-    obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
-    obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.topic_id, pos = read_uuid(buf, pos)
+    obj.name, pos = read_compact_nullable_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_REQUEST_TOPIC_V10)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_request_topic_v10(obj: MetadataRequestTopic, out: bytearray) -> None:
-    """Encode MetadataRequestTopic at versions 10-12."""
-    try:
-        _wire.write_uuid(out, obj.topic_id)
-        _wire.write_compact_nullable_string(out, obj.name)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("topic_id:uuid", "name:string?")) from None
+    """MetadataRequestTopic at versions 10-12."""
+    out += obj.topic_id.bytes
+    write_compact_nullable_string(out, obj.name)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_request_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at version 10."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at version 10."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
+    n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v10(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
-    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v10(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
+    obj.allow_auto_topic_creation = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_cluster_authorized_operations")
-    (obj.include_cluster_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_cluster_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
-    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_topic_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_REQUEST_V10)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_request_v10(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at version 10."""
-    try:
-        if obj.topics is None:
-            out += b"\x00"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            _wire.write_uvarint(out, len(obj.topics) + 1)
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v10(topics_list_item, out)
-        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
-        out += _wire.BOOL_BYTES[obj.include_cluster_authorized_operations]
-        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "topics:[]struct?",
-                "allow_auto_topic_creation:bool",
-                "include_cluster_authorized_operations:bool",
-                "include_topic_authorized_operations:bool",
-            ),
-        ) from None
+    """MetadataRequest at version 10."""
+    if obj.topics is None:
+        out.append(0)
+    else:
+        write_compact_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v10(topics_item, out)
+    out += BOOL_BYTES[obj.allow_auto_topic_creation]
+    out += BOOL_BYTES[obj.include_cluster_authorized_operations]
+    out += BOOL_BYTES[obj.include_topic_authorized_operations]
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_request_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    """Decode MetadataRequest at versions 11-12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataRequest at versions 11-12."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.include_cluster_authorized_operations = False
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_compact_nullable_array_length(buf, pos, 18, "topics")
+    n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
     else:
-        topics_list: list[MetadataRequestTopic] = []
-        try:
-            for _ in range(n):
-                topics_list_item, pos = _read_metadata_request_topic_v10(buf, pos)
-                topics_list.append(topics_list_item)
-        except DecodeError as exc:
-            raise exc.within(f"topics[{len(topics_list)}]") from None
-        obj.topics = topics_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_auto_topic_creation")
-    (obj.allow_auto_topic_creation,) = _wire.BOOL.unpack_from(buf, pos)
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v10(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
+    obj.allow_auto_topic_creation = buf[pos] != 0
     pos += 1
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "include_topic_authorized_operations")
-    (obj.include_topic_authorized_operations,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.include_topic_authorized_operations = buf[pos] != 0
     pos += 1
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_REQUEST_V11)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_request_v11(obj: MetadataRequest, out: bytearray) -> None:
-    """Encode MetadataRequest at versions 11-12."""
-    try:
-        if obj.include_cluster_authorized_operations:
-            raise _wire.guard_default(
-                obj,
-                "include_cluster_authorized_operations",
-                obj.include_cluster_authorized_operations,
-            )
-        if obj.topics is None:
-            out += b"\x00"
-        else:
-            if obj.topics.__class__ is not list:
-                raise TypeError("not a list")
-            _wire.write_uvarint(out, len(obj.topics) + 1)
-            for topics_list_item in obj.topics:
-                _write_metadata_request_topic_v10(topics_list_item, out)
-        out += _wire.BOOL_BYTES[obj.allow_auto_topic_creation]
-        out += _wire.BOOL_BYTES[obj.include_topic_authorized_operations]
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "topics:[]struct?",
-                "allow_auto_topic_creation:bool",
-                "include_topic_authorized_operations:bool",
-            ),
-        ) from None
+    """MetadataRequest at versions 11-12."""
+    if obj.include_cluster_authorized_operations is not False:
+        raise absent_field(obj, "include_cluster_authorized_operations")
+    if obj.topics is None:
+        out.append(0)
+    else:
+        write_compact_count(out, obj.topics)
+        for topics_item in obj.topics:
+            _write_metadata_request_topic_v10(topics_item, out)
+    out += BOOL_BYTES[obj.allow_auto_topic_creation]
+    out += BOOL_BYTES[obj.include_topic_authorized_operations]
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_broker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    """Decode MetadataResponseBroker at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseBroker at version 0."""
     obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
     obj.rack = None
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
-    obj.host, pos = _wire.read_string(buf, pos, "host")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "port")
+    obj.host, pos = read_string(buf, pos)
     (obj.port,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
 def _write_metadata_response_broker_v0(obj: MetadataResponseBroker, out: bytearray) -> None:
-    """Encode MetadataResponseBroker at version 0."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.node_id)
-        _wire.write_string(out, obj.host)
-        out += _pack_i(obj.port)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("node_id:int32", "host:string", "port:int32")) from None
+    """MetadataResponseBroker at version 0."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.node_id)
+    write_string(out, obj.host)
+    out += _pack_i(obj.port)
 
 
 def _read_metadata_response_partition_v0(
     buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
-    """Decode MetadataResponsePartition at versions 0-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponsePartition at versions 0-4."""
     obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.leader_epoch = -1
-    obj.offline_replicas = []
+    obj.offline_replicas = ()
     obj.unknown_tagged_fields = ()
-    if pos + 10 > end:
-        raise _wire.truncated(pos, 10, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id = _unpack_hii(buf, pos)
     pos += 10
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
+    obj.replica_nodes, pos = read_fixed_array(buf, pos, INT32S)
+    obj.isr_nodes, pos = read_fixed_array(buf, pos, INT32S)
     return obj, pos
 
 
 def _write_metadata_response_partition_v0(obj: MetadataResponsePartition, out: bytearray) -> None:
-    """Encode MetadataResponsePartition at versions 0-4."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
-        if obj.replica_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
-        if obj.isr_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "partition_index:int32",
-                "leader_id:int32",
-                "replica_nodes:[]int32",
-                "isr_nodes:[]int32",
-            ),
-        ) from None
+    """MetadataResponsePartition at versions 0-4."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
+    write_fixed_array(out, PACK_INT32S, obj.replica_nodes)
+    write_fixed_array(out, PACK_INT32S, obj.isr_nodes)
 
 
 def _read_metadata_response_topic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at version 0."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.is_internal = False
     obj.topic_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_string(buf, pos, "name")
-    n, pos = _wire.read_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v0(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
+    obj.name, pos = read_string(buf, pos)
+    n, pos = read_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
 def _write_metadata_response_topic_v0(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at version 0."""
-    try:
-        if obj.topic_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "topic_authorized_operations", obj.topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.partitions))
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v0(partitions_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("error_code:int16", "name:string", "partitions:[]struct")
-        ) from None
+    """MetadataResponseTopic at version 0."""
+    if obj.topic_authorized_operations != -2147483648:
+        raise absent_field(obj, "topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
+    write_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v0(partitions_item, out)
 
 
 def _read_metadata_response_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 0."""
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 0."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_id = None
     obj.controller_id = -1
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_array_length(buf, pos, 10, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v0(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    n, pos = _wire.read_array_length(buf, pos, 8, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v0(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v0(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v0(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v0(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 0."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v0(brokers_list_item, out)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v0(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(obj, exc, ("brokers:[]struct", "topics:[]struct")) from None
+    """MetadataResponse at version 0."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v0(brokers_item, out)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v0(topics_item, out)
 
 
 def _read_metadata_response_broker_v1(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    """Decode MetadataResponseBroker at versions 1-8."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseBroker at versions 1-8."""
     obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
-    obj.host, pos = _wire.read_string(buf, pos, "host")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "port")
+    obj.host, pos = read_string(buf, pos)
     (obj.port,) = _unpack_i(buf, pos)
     pos += 4
-    obj.rack, pos = _wire.read_nullable_string(buf, pos, "rack")
+    obj.rack, pos = read_nullable_string(buf, pos)
     return obj, pos
 
 
 def _write_metadata_response_broker_v1(obj: MetadataResponseBroker, out: bytearray) -> None:
-    """Encode MetadataResponseBroker at versions 1-8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.node_id)
-        _wire.write_string(out, obj.host)
-        out += _pack_i(obj.port)
-        _wire.write_nullable_string(out, obj.rack)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("node_id:int32", "host:string", "port:int32", "rack:string?")
-        ) from None
+    """MetadataResponseBroker at versions 1-8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.node_id)
+    write_string(out, obj.host)
+    out += _pack_i(obj.port)
+    write_nullable_string(out, obj.rack)
 
 
 def _read_metadata_response_topic_v1(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at versions 1-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at versions 1-4."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.topic_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_string(buf, pos, "name")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_string(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v0(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
+    n, pos = read_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
 def _write_metadata_response_topic_v1(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at versions 1-4."""
-    try:
-        if obj.topic_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "topic_authorized_operations", obj.topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.partitions))
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v0(partitions_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
-        ) from None
+    """MetadataResponseTopic at versions 1-4."""
+    if obj.topic_authorized_operations != -2147483648:
+        raise absent_field(obj, "topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
+    out += BOOL_BYTES[obj.is_internal]
+    write_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v0(partitions_item, out)
 
 
 def _read_metadata_response_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 1."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 1."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_id = None
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v1(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 1."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v1(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("brokers:[]struct", "controller_id:int32", "topics:[]struct")
-        ) from None
+    """MetadataResponse at version 1."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v1(topics_item, out)
 
 
 def _read_metadata_response_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 2."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.throttle_time_ms = 0
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v2(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 2."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        _wire.write_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v1(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            ("brokers:[]struct", "cluster_id:string?", "controller_id:int32", "topics:[]struct"),
-        ) from None
+    """MetadataResponse at version 2."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    write_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v1(topics_item, out)
 
 
 def _read_metadata_response_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at versions 3-4."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at versions 3-4."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v1(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v3(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at versions 3-4."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        _wire.write_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v1(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-            ),
-        ) from None
+    """MetadataResponse at versions 3-4."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.throttle_time_ms)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    write_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v1(topics_item, out)
 
 
 def _read_metadata_response_partition_v5(
     buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
-    """Decode MetadataResponsePartition at versions 5-6."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponsePartition at versions 5-6."""
     obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.leader_epoch = -1
     obj.unknown_tagged_fields = ()
-    if pos + 10 > end:
-        raise _wire.truncated(pos, 10, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id = _unpack_hii(buf, pos)
     pos += 10
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_fixed_array(
-        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
-    )
+    obj.replica_nodes, pos = read_fixed_array(buf, pos, INT32S)
+    obj.isr_nodes, pos = read_fixed_array(buf, pos, INT32S)
+    obj.offline_replicas, pos = read_fixed_array(buf, pos, INT32S)
     return obj, pos
 
 
 def _write_metadata_response_partition_v5(obj: MetadataResponsePartition, out: bytearray) -> None:
-    """Encode MetadataResponsePartition at versions 5-6."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
-        if obj.replica_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
-        if obj.isr_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
-        if obj.offline_replicas.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "partition_index:int32",
-                "leader_id:int32",
-                "replica_nodes:[]int32",
-                "isr_nodes:[]int32",
-                "offline_replicas:[]int32",
-            ),
-        ) from None
+    """MetadataResponsePartition at versions 5-6."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hii(obj.error_code, obj.partition_index, obj.leader_id)
+    write_fixed_array(out, PACK_INT32S, obj.replica_nodes)
+    write_fixed_array(out, PACK_INT32S, obj.isr_nodes)
+    write_fixed_array(out, PACK_INT32S, obj.offline_replicas)
 
 
 def _read_metadata_response_topic_v5(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at versions 5-6."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at versions 5-6."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.topic_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_string(buf, pos, "name")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_string(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_array_length(buf, pos, 22, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v5(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
+    n, pos = read_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v5(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
 def _write_metadata_response_topic_v5(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at versions 5-6."""
-    try:
-        if obj.topic_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "topic_authorized_operations", obj.topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.partitions))
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v5(partitions_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
-        ) from None
+    """MetadataResponseTopic at versions 5-6."""
+    if obj.topic_authorized_operations != -2147483648:
+        raise absent_field(obj, "topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
+    out += BOOL_BYTES[obj.is_internal]
+    write_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v5(partitions_item, out)
 
 
 def _read_metadata_response_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at versions 5-6."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at versions 5-6."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v5(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v5(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v5(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at versions 5-6."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        _wire.write_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v5(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-            ),
-        ) from None
+    """MetadataResponse at versions 5-6."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.throttle_time_ms)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    write_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v5(topics_item, out)
 
 
 def _read_metadata_response_partition_v7(
     buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
-    """Decode MetadataResponsePartition at versions 7-8."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponsePartition at versions 7-8."""
     obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.unknown_tagged_fields = ()
-    if pos + 14 > end:
-        raise _wire.truncated(pos, 14, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _unpack_hiii(buf, pos)
     pos += 14
-    obj.replica_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "replica_nodes")
-    obj.isr_nodes, pos = _wire.read_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_fixed_array(
-        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
-    )
+    obj.replica_nodes, pos = read_fixed_array(buf, pos, INT32S)
+    obj.isr_nodes, pos = read_fixed_array(buf, pos, INT32S)
+    obj.offline_replicas, pos = read_fixed_array(buf, pos, INT32S)
     return obj, pos
 
 
 def _write_metadata_response_partition_v7(obj: MetadataResponsePartition, out: bytearray) -> None:
-    """Encode MetadataResponsePartition at versions 7-8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
-        if obj.replica_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
-        if obj.isr_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
-        if obj.offline_replicas.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "partition_index:int32",
-                "leader_id:int32",
-                "leader_epoch:int32",
-                "replica_nodes:[]int32",
-                "isr_nodes:[]int32",
-                "offline_replicas:[]int32",
-            ),
-        ) from None
+    """MetadataResponsePartition at versions 7-8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+    write_fixed_array(out, PACK_INT32S, obj.replica_nodes)
+    write_fixed_array(out, PACK_INT32S, obj.isr_nodes)
+    write_fixed_array(out, PACK_INT32S, obj.offline_replicas)
 
 
 def _read_metadata_response_topic_v7(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at version 7."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at version 7."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.topic_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_string(buf, pos, "name")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_string(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_array_length(buf, pos, 26, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v7(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
+    n, pos = read_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
 def _write_metadata_response_topic_v7(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at version 7."""
-    try:
-        if obj.topic_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "topic_authorized_operations", obj.topic_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.partitions))
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v7(partitions_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("error_code:int16", "name:string", "is_internal:bool", "partitions:[]struct")
-        ) from None
+    """MetadataResponseTopic at version 7."""
+    if obj.topic_authorized_operations != -2147483648:
+        raise absent_field(obj, "topic_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
+    out += BOOL_BYTES[obj.is_internal]
+    write_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v7(partitions_item, out)
 
 
 def _read_metadata_response_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 7."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 7."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 9, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v7(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v7(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     return obj, pos
 
 
 def _write_metadata_response_v7(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 7."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        _wire.write_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v7(topics_list_item, out)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-            ),
-        ) from None
+    """MetadataResponse at version 7."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.throttle_time_ms)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    write_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v7(topics_item, out)
 
 
 def _read_metadata_response_topic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at version 8."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at version 8."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_string(buf, pos, "name")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_string(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_array_length(buf, pos, 26, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v7(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
+    n, pos = read_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
 def _write_metadata_response_topic_v8(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at version 8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_string(out, obj.name)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.partitions))
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v7(partitions_list_item, out)
-        out += _pack_i(obj.topic_authorized_operations)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "name:string",
-                "is_internal:bool",
-                "partitions:[]struct",
-                "topic_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponseTopic at version 8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_string(out, obj.name)
+    out += BOOL_BYTES[obj.is_internal]
+    write_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v7(partitions_item, out)
+    out += _pack_i(obj.topic_authorized_operations)
 
 
 def _read_metadata_response_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 8."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 8."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v1(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_array_length(buf, pos, 13, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v8(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
+    n, pos = read_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v8(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
 
 
 def _write_metadata_response_v8(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 8."""
-    try:
-        if obj.unknown_tagged_fields:
-            raise _wire.tagged_in_plain_version(obj)
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.brokers))
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v1(brokers_list_item, out)
-        _wire.write_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        out += _wire.INT32.pack(len(obj.topics))
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v8(topics_list_item, out)
-        out += _pack_i(obj.cluster_authorized_operations)
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-                "cluster_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponse at version 8."""
+    if obj.unknown_tagged_fields:
+        raise tags_in_plain_version(obj)
+    out += _pack_i(obj.throttle_time_ms)
+    write_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v1(brokers_item, out)
+    write_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v8(topics_item, out)
+    out += _pack_i(obj.cluster_authorized_operations)
 
 
 def _read_metadata_response_broker_v9(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    """Decode MetadataResponseBroker at versions 9-12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseBroker at versions 9-12."""
     obj = MetadataResponseBroker.__new__(MetadataResponseBroker)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "node_id")
     (obj.node_id,) = _unpack_i(buf, pos)
     pos += 4
-    obj.host, pos = _wire.read_compact_string(buf, pos, "host")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "port")
+    obj.host, pos = read_compact_string(buf, pos)
     (obj.port,) = _unpack_i(buf, pos)
     pos += 4
-    obj.rack, pos = _wire.read_compact_nullable_string(buf, pos, "rack")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.rack, pos = read_compact_nullable_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_BROKER_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_broker_v9(obj: MetadataResponseBroker, out: bytearray) -> None:
-    """Encode MetadataResponseBroker at versions 9-12."""
-    try:
-        out += _pack_i(obj.node_id)
-        _wire.write_compact_string(out, obj.host)
-        out += _pack_i(obj.port)
-        _wire.write_compact_nullable_string(out, obj.rack)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("node_id:int32", "host:string", "port:int32", "rack:string?")
-        ) from None
+    """MetadataResponseBroker at versions 9-12."""
+    out += _pack_i(obj.node_id)
+    write_compact_string(out, obj.host)
+    out += _pack_i(obj.port)
+    write_compact_nullable_string(out, obj.rack)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_partition_v9(
     buf: bytes, pos: int
 ) -> tuple[MetadataResponsePartition, int]:
-    """Decode MetadataResponsePartition at versions 9-12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponsePartition at versions 9-12."""
     obj = MetadataResponsePartition.__new__(MetadataResponsePartition)
     obj.unknown_tagged_fields = ()
-    if pos + 14 > end:
-        raise _wire.truncated(pos, 14, end - pos, "error_code")
     obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch = _unpack_hiii(buf, pos)
     pos += 14
-    obj.replica_nodes, pos = _wire.read_compact_fixed_array(
-        buf, pos, _wire.INT32_ITEMS, "replica_nodes"
-    )
-    obj.isr_nodes, pos = _wire.read_compact_fixed_array(buf, pos, _wire.INT32_ITEMS, "isr_nodes")
-    obj.offline_replicas, pos = _wire.read_compact_fixed_array(
-        buf, pos, _wire.INT32_ITEMS, "offline_replicas"
-    )
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.replica_nodes, pos = read_compact_fixed_array(buf, pos, INT32S)
+    obj.isr_nodes, pos = read_compact_fixed_array(buf, pos, INT32S)
+    obj.offline_replicas, pos = read_compact_fixed_array(buf, pos, INT32S)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_PARTITION_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_partition_v9(obj: MetadataResponsePartition, out: bytearray) -> None:
-    """Encode MetadataResponsePartition at versions 9-12."""
-    try:
-        out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
-        if obj.replica_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.replica_nodes)
-        if obj.isr_nodes.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.isr_nodes)
-        if obj.offline_replicas.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_compact_fixed_array(out, _wire.INT32_ITEMS, obj.offline_replicas)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "partition_index:int32",
-                "leader_id:int32",
-                "leader_epoch:int32",
-                "replica_nodes:[]int32",
-                "isr_nodes:[]int32",
-                "offline_replicas:[]int32",
-            ),
-        ) from None
+    """MetadataResponsePartition at versions 9-12."""
+    out += _pack_hiii(obj.error_code, obj.partition_index, obj.leader_id, obj.leader_epoch)
+    write_compact_fixed_array(out, PACK_INT32S, obj.replica_nodes)
+    write_compact_fixed_array(out, PACK_INT32S, obj.isr_nodes)
+    write_compact_fixed_array(out, PACK_INT32S, obj.offline_replicas)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_topic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at version 9."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at version 9."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
-    obj.topic_id = _wire.ZERO_UUID
+    obj.topic_id = ZERO_UUID
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_compact_string(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
+    n, pos = read_compact_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_TOPIC_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_topic_v9(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at version 9."""
-    try:
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_compact_string(out, obj.name)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _pack_i(obj.topic_authorized_operations)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "name:string",
-                "is_internal:bool",
-                "partitions:[]struct",
-                "topic_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponseTopic at version 9."""
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_compact_string(out, obj.name)
+    out += BOOL_BYTES[obj.is_internal]
+    write_compact_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v9(partitions_item, out)
+    out += _pack_i(obj.topic_authorized_operations)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 9."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 9."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_compact_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 10, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v9(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
+    n, pos = read_compact_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v9(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V9)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_v9(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 9."""
-    try:
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v9(brokers_list_item, out)
-        _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.topics) + 1)
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v9(topics_list_item, out)
-        out += _pack_i(obj.cluster_authorized_operations)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-                "cluster_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponse at version 9."""
+    out += _pack_i(obj.throttle_time_ms)
+    write_compact_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v9(brokers_item, out)
+    write_compact_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_compact_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v9(topics_item, out)
+    out += _pack_i(obj.cluster_authorized_operations)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_topic_v10(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at versions 10-11."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at versions 10-11."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_compact_string(buf, pos, "name")
-    obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_compact_string(buf, pos)
+    obj.topic_id, pos = read_uuid(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
+    n, pos = read_compact_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_TOPIC_V10)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_topic_v10(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at versions 10-11."""
-    try:
-        out += _pack_h(obj.error_code)
-        if obj.name is None:
-            raise _wire.null_error(obj, "name")
-        _wire.write_compact_string(out, obj.name)
-        _wire.write_uuid(out, obj.topic_id)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _pack_i(obj.topic_authorized_operations)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "name:string",
-                "topic_id:uuid",
-                "is_internal:bool",
-                "partitions:[]struct",
-                "topic_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponseTopic at versions 10-11."""
+    out += _pack_h(obj.error_code)
+    if obj.name is None:
+        raise null_field(obj, "name")
+    write_compact_string(out, obj.name)
+    out += obj.topic_id.bytes
+    out += BOOL_BYTES[obj.is_internal]
+    write_compact_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v9(partitions_item, out)
+    out += _pack_i(obj.topic_authorized_operations)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 10."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 10."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_compact_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v10(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "cluster_authorized_operations")
+    n, pos = read_compact_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V10)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_v10(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 10."""
-    try:
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v9(brokers_list_item, out)
-        _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.topics) + 1)
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v10(topics_list_item, out)
-        out += _pack_i(obj.cluster_authorized_operations)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-                "cluster_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponse at version 10."""
+    out += _pack_i(obj.throttle_time_ms)
+    write_compact_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v9(brokers_item, out)
+    write_compact_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_compact_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v10(topics_item, out)
+    out += _pack_i(obj.cluster_authorized_operations)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 11."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 11."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_compact_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v10(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    n, pos = read_compact_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V11)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_v11(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 11."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v9(brokers_list_item, out)
-        _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.topics) + 1)
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v10(topics_list_item, out)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-            ),
-        ) from None
+    """MetadataResponse at version 11."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    out += _pack_i(obj.throttle_time_ms)
+    write_compact_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v9(brokers_item, out)
+    write_compact_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_compact_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v10(topics_item, out)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_topic_v12(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    """Decode MetadataResponseTopic at version 12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponseTopic at version 12."""
     obj = MetadataResponseTopic.__new__(MetadataResponseTopic)
     obj.unknown_tagged_fields = ()
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.name, pos = _wire.read_compact_nullable_string(buf, pos, "name")
-    obj.topic_id, pos = _wire.read_uuid(buf, pos, "topic_id")
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "is_internal")
-    (obj.is_internal,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.name, pos = read_compact_nullable_string(buf, pos)
+    obj.topic_id, pos = read_uuid(buf, pos)
+    obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = _wire.read_compact_array_length(buf, pos, 18, "partitions")
-    partitions_list: list[MetadataResponsePartition] = []
-    try:
-        for _ in range(n):
-            partitions_list_item, pos = _read_metadata_response_partition_v9(buf, pos)
-            partitions_list.append(partitions_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"partitions[{len(partitions_list)}]") from None
-    obj.partitions = partitions_list
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "topic_authorized_operations")
+    n, pos = read_compact_count(buf, pos)
+    partitions_items = []
+    for _ in range(n):
+        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+        partitions_items.append(partitions_item)
+    obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_TOPIC_V12)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_topic_v12(obj: MetadataResponseTopic, out: bytearray) -> None:
-    """Encode MetadataResponseTopic at version 12."""
-    try:
-        out += _pack_h(obj.error_code)
-        _wire.write_compact_nullable_string(out, obj.name)
-        _wire.write_uuid(out, obj.topic_id)
-        out += _wire.BOOL_BYTES[obj.is_internal]
-        if obj.partitions.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.partitions) + 1)
-        for partitions_list_item in obj.partitions:
-            _write_metadata_response_partition_v9(partitions_list_item, out)
-        out += _pack_i(obj.topic_authorized_operations)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "error_code:int16",
-                "name:string?",
-                "topic_id:uuid",
-                "is_internal:bool",
-                "partitions:[]struct",
-                "topic_authorized_operations:int32",
-            ),
-        ) from None
+    """MetadataResponseTopic at version 12."""
+    out += _pack_h(obj.error_code)
+    write_compact_nullable_string(out, obj.name)
+    out += obj.topic_id.bytes
+    out += BOOL_BYTES[obj.is_internal]
+    write_compact_count(out, obj.partitions)
+    for partitions_item in obj.partitions:
+        _write_metadata_response_partition_v9(partitions_item, out)
+    out += _pack_i(obj.topic_authorized_operations)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_metadata_response_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    """Decode MetadataResponse at version 12."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """MetadataResponse at version 12."""
     obj = MetadataResponse.__new__(MetadataResponse)
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "throttle_time_ms")
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 11, "brokers")
-    brokers_list: list[MetadataResponseBroker] = []
-    try:
-        for _ in range(n):
-            brokers_list_item, pos = _read_metadata_response_broker_v9(buf, pos)
-            brokers_list.append(brokers_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"brokers[{len(brokers_list)}]") from None
-    obj.brokers = brokers_list
-    obj.cluster_id, pos = _wire.read_compact_nullable_string(buf, pos, "cluster_id")
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "controller_id")
+    n, pos = read_compact_count(buf, pos)
+    brokers_items = []
+    for _ in range(n):
+        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+        brokers_items.append(brokers_item)
+    obj.brokers = tuple(brokers_items)
+    obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 26, "topics")
-    topics_list: list[MetadataResponseTopic] = []
-    try:
-        for _ in range(n):
-            topics_list_item, pos = _read_metadata_response_topic_v12(buf, pos)
-            topics_list.append(topics_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"topics[{len(topics_list)}]") from None
-    obj.topics = topics_list
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    n, pos = read_compact_count(buf, pos)
+    topics_items = []
+    for _ in range(n):
+        topics_item, pos = _read_metadata_response_topic_v12(buf, pos)
+        topics_items.append(topics_item)
+    obj.topics = tuple(topics_items)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V12)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_metadata_response_v12(obj: MetadataResponse, out: bytearray) -> None:
-    """Encode MetadataResponse at version 12."""
-    try:
-        if obj.cluster_authorized_operations != -2147483648:
-            raise _wire.guard_default(
-                obj, "cluster_authorized_operations", obj.cluster_authorized_operations
-            )
-        out += _pack_i(obj.throttle_time_ms)
-        if obj.brokers.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.brokers) + 1)
-        for brokers_list_item in obj.brokers:
-            _write_metadata_response_broker_v9(brokers_list_item, out)
-        _wire.write_compact_nullable_string(out, obj.cluster_id)
-        out += _pack_i(obj.controller_id)
-        if obj.topics.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.topics) + 1)
-        for topics_list_item in obj.topics:
-            _write_metadata_response_topic_v12(topics_list_item, out)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "brokers:[]struct",
-                "cluster_id:string?",
-                "controller_id:int32",
-                "topics:[]struct",
-            ),
-        ) from None
+    """MetadataResponse at version 12."""
+    if obj.cluster_authorized_operations != -2147483648:
+        raise absent_field(obj, "cluster_authorized_operations")
+    out += _pack_i(obj.throttle_time_ms)
+    write_compact_count(out, obj.brokers)
+    for brokers_item in obj.brokers:
+        _write_metadata_response_broker_v9(brokers_item, out)
+    write_compact_nullable_string(out, obj.cluster_id)
+    out += _pack_i(obj.controller_id)
+    write_compact_count(out, obj.topics)
+    for topics_item in obj.topics:
+        _write_metadata_response_topic_v12(topics_item, out)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
-_READ_METADATA_REQUEST_TOPIC: dict[int, _wire.Reader[MetadataRequestTopic]] = {
-    0: _read_metadata_request_topic_v0,
-    1: _read_metadata_request_topic_v0,
-    2: _read_metadata_request_topic_v0,
-    3: _read_metadata_request_topic_v0,
-    4: _read_metadata_request_topic_v0,
-    5: _read_metadata_request_topic_v0,
-    6: _read_metadata_request_topic_v0,
-    7: _read_metadata_request_topic_v0,
-    8: _read_metadata_request_topic_v0,
-    9: _read_metadata_request_topic_v9,
-    10: _read_metadata_request_topic_v10,
-    11: _read_metadata_request_topic_v10,
-    12: _read_metadata_request_topic_v10,
-}
-_WRITE_METADATA_REQUEST_TOPIC: dict[int, _wire.Writer[MetadataRequestTopic]] = {
-    0: _write_metadata_request_topic_v0,
-    1: _write_metadata_request_topic_v0,
-    2: _write_metadata_request_topic_v0,
-    3: _write_metadata_request_topic_v0,
-    4: _write_metadata_request_topic_v0,
-    5: _write_metadata_request_topic_v0,
-    6: _write_metadata_request_topic_v0,
-    7: _write_metadata_request_topic_v0,
-    8: _write_metadata_request_topic_v0,
-    9: _write_metadata_request_topic_v9,
-    10: _write_metadata_request_topic_v10,
-    11: _write_metadata_request_topic_v10,
-    12: _write_metadata_request_topic_v10,
-}
-_KEYS_METADATA_REQUEST_TOPIC = frozenset(("topic_id", "name", "unknown_tagged_fields"))
-
-_READ_METADATA_REQUEST: dict[int, _wire.Reader[MetadataRequest]] = {
-    0: _read_metadata_request_v0,
-    1: _read_metadata_request_v1,
-    2: _read_metadata_request_v1,
-    3: _read_metadata_request_v1,
-    4: _read_metadata_request_v4,
-    5: _read_metadata_request_v4,
-    6: _read_metadata_request_v4,
-    7: _read_metadata_request_v4,
-    8: _read_metadata_request_v8,
-    9: _read_metadata_request_v9,
-    10: _read_metadata_request_v10,
-    11: _read_metadata_request_v11,
-    12: _read_metadata_request_v11,
-}
-_WRITE_METADATA_REQUEST: dict[int, _wire.Writer[MetadataRequest]] = {
-    0: _write_metadata_request_v0,
-    1: _write_metadata_request_v1,
-    2: _write_metadata_request_v1,
-    3: _write_metadata_request_v1,
-    4: _write_metadata_request_v4,
-    5: _write_metadata_request_v4,
-    6: _write_metadata_request_v4,
-    7: _write_metadata_request_v4,
-    8: _write_metadata_request_v8,
-    9: _write_metadata_request_v9,
-    10: _write_metadata_request_v10,
-    11: _write_metadata_request_v11,
-    12: _write_metadata_request_v11,
-}
-_KEYS_METADATA_REQUEST = frozenset(
+_METADATA_REQUEST_TOPIC_V0 = Plan(
+    MetadataRequestTopic,
+    _read_metadata_request_topic_v0,
+    _write_metadata_request_topic_v0,
+    (("name", "string"),),
+    flexible=False,
+)
+_METADATA_REQUEST_V0 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v0,
+    _write_metadata_request_v0,
+    (("topics", "[]struct", _METADATA_REQUEST_TOPIC_V0),),
+    flexible=False,
+)
+_METADATA_REQUEST_V1 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v1,
+    _write_metadata_request_v1,
+    (("topics", "[]struct?", _METADATA_REQUEST_TOPIC_V0),),
+    flexible=False,
+)
+_METADATA_REQUEST_V4 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v4,
+    _write_metadata_request_v4,
+    (("topics", "[]struct?", _METADATA_REQUEST_TOPIC_V0), ("allow_auto_topic_creation", "bool")),
+    flexible=False,
+)
+_METADATA_REQUEST_V8 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v8,
+    _write_metadata_request_v8,
     (
-        "topics",
-        "allow_auto_topic_creation",
-        "include_cluster_authorized_operations",
-        "include_topic_authorized_operations",
-        "unknown_tagged_fields",
-    )
+        ("topics", "[]struct?", _METADATA_REQUEST_TOPIC_V0),
+        ("allow_auto_topic_creation", "bool"),
+        ("include_cluster_authorized_operations", "bool"),
+        ("include_topic_authorized_operations", "bool"),
+    ),
+    flexible=False,
+)
+_METADATA_REQUEST_TOPIC_V9 = Plan(
+    MetadataRequestTopic,
+    _read_metadata_request_topic_v9,
+    _write_metadata_request_topic_v9,
+    (("name", "cstring"),),
+)
+_METADATA_REQUEST_V9 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v9,
+    _write_metadata_request_v9,
+    (
+        ("topics", "c[]struct?", _METADATA_REQUEST_TOPIC_V9),
+        ("allow_auto_topic_creation", "bool"),
+        ("include_cluster_authorized_operations", "bool"),
+        ("include_topic_authorized_operations", "bool"),
+    ),
+)
+_METADATA_REQUEST_TOPIC_V10 = Plan(
+    MetadataRequestTopic,
+    _read_metadata_request_topic_v10,
+    _write_metadata_request_topic_v10,
+    (("topic_id", "uuid"), ("name", "cstring?")),
+)
+_METADATA_REQUEST_V10 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v10,
+    _write_metadata_request_v10,
+    (
+        ("topics", "c[]struct?", _METADATA_REQUEST_TOPIC_V10),
+        ("allow_auto_topic_creation", "bool"),
+        ("include_cluster_authorized_operations", "bool"),
+        ("include_topic_authorized_operations", "bool"),
+    ),
+)
+_METADATA_REQUEST_V11 = Plan(
+    MetadataRequest,
+    _read_metadata_request_v11,
+    _write_metadata_request_v11,
+    (
+        ("topics", "c[]struct?", _METADATA_REQUEST_TOPIC_V10),
+        ("allow_auto_topic_creation", "bool"),
+        ("include_topic_authorized_operations", "bool"),
+    ),
+)
+_METADATA_RESPONSE_BROKER_V0 = Plan(
+    MetadataResponseBroker,
+    _read_metadata_response_broker_v0,
+    _write_metadata_response_broker_v0,
+    (("node_id", "int32"), ("host", "string"), ("port", "int32")),
+    flexible=False,
+)
+_METADATA_RESPONSE_PARTITION_V0 = Plan(
+    MetadataResponsePartition,
+    _read_metadata_response_partition_v0,
+    _write_metadata_response_partition_v0,
+    (
+        ("error_code", "int16"),
+        ("partition_index", "int32"),
+        ("leader_id", "int32"),
+        ("replica_nodes", "[]int32"),
+        ("isr_nodes", "[]int32"),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_TOPIC_V0 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v0,
+    _write_metadata_response_topic_v0,
+    (
+        ("error_code", "int16"),
+        ("name", "string"),
+        ("partitions", "[]struct", _METADATA_RESPONSE_PARTITION_V0),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V0 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v0,
+    _write_metadata_response_v0,
+    (
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V0),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V0),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_BROKER_V1 = Plan(
+    MetadataResponseBroker,
+    _read_metadata_response_broker_v1,
+    _write_metadata_response_broker_v1,
+    (("node_id", "int32"), ("host", "string"), ("port", "int32"), ("rack", "string?")),
+    flexible=False,
+)
+_METADATA_RESPONSE_TOPIC_V1 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v1,
+    _write_metadata_response_topic_v1,
+    (
+        ("error_code", "int16"),
+        ("name", "string"),
+        ("is_internal", "bool"),
+        ("partitions", "[]struct", _METADATA_RESPONSE_PARTITION_V0),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V1 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v1,
+    _write_metadata_response_v1,
+    (
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V1),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V2 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v2,
+    _write_metadata_response_v2,
+    (
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("cluster_id", "string?"),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V1),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V3 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v3,
+    _write_metadata_response_v3,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("cluster_id", "string?"),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V1),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_PARTITION_V5 = Plan(
+    MetadataResponsePartition,
+    _read_metadata_response_partition_v5,
+    _write_metadata_response_partition_v5,
+    (
+        ("error_code", "int16"),
+        ("partition_index", "int32"),
+        ("leader_id", "int32"),
+        ("replica_nodes", "[]int32"),
+        ("isr_nodes", "[]int32"),
+        ("offline_replicas", "[]int32"),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_TOPIC_V5 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v5,
+    _write_metadata_response_topic_v5,
+    (
+        ("error_code", "int16"),
+        ("name", "string"),
+        ("is_internal", "bool"),
+        ("partitions", "[]struct", _METADATA_RESPONSE_PARTITION_V5),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V5 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v5,
+    _write_metadata_response_v5,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("cluster_id", "string?"),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V5),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_PARTITION_V7 = Plan(
+    MetadataResponsePartition,
+    _read_metadata_response_partition_v7,
+    _write_metadata_response_partition_v7,
+    (
+        ("error_code", "int16"),
+        ("partition_index", "int32"),
+        ("leader_id", "int32"),
+        ("leader_epoch", "int32"),
+        ("replica_nodes", "[]int32"),
+        ("isr_nodes", "[]int32"),
+        ("offline_replicas", "[]int32"),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_TOPIC_V7 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v7,
+    _write_metadata_response_topic_v7,
+    (
+        ("error_code", "int16"),
+        ("name", "string"),
+        ("is_internal", "bool"),
+        ("partitions", "[]struct", _METADATA_RESPONSE_PARTITION_V7),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V7 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v7,
+    _write_metadata_response_v7,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("cluster_id", "string?"),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V7),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_TOPIC_V8 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v8,
+    _write_metadata_response_topic_v8,
+    (
+        ("error_code", "int16"),
+        ("name", "string"),
+        ("is_internal", "bool"),
+        ("partitions", "[]struct", _METADATA_RESPONSE_PARTITION_V7),
+        ("topic_authorized_operations", "int32"),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_V8 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v8,
+    _write_metadata_response_v8,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "[]struct", _METADATA_RESPONSE_BROKER_V1),
+        ("cluster_id", "string?"),
+        ("controller_id", "int32"),
+        ("topics", "[]struct", _METADATA_RESPONSE_TOPIC_V8),
+        ("cluster_authorized_operations", "int32"),
+    ),
+    flexible=False,
+)
+_METADATA_RESPONSE_BROKER_V9 = Plan(
+    MetadataResponseBroker,
+    _read_metadata_response_broker_v9,
+    _write_metadata_response_broker_v9,
+    (("node_id", "int32"), ("host", "cstring"), ("port", "int32"), ("rack", "cstring?")),
+)
+_METADATA_RESPONSE_PARTITION_V9 = Plan(
+    MetadataResponsePartition,
+    _read_metadata_response_partition_v9,
+    _write_metadata_response_partition_v9,
+    (
+        ("error_code", "int16"),
+        ("partition_index", "int32"),
+        ("leader_id", "int32"),
+        ("leader_epoch", "int32"),
+        ("replica_nodes", "c[]int32"),
+        ("isr_nodes", "c[]int32"),
+        ("offline_replicas", "c[]int32"),
+    ),
+)
+_METADATA_RESPONSE_TOPIC_V9 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v9,
+    _write_metadata_response_topic_v9,
+    (
+        ("error_code", "int16"),
+        ("name", "cstring"),
+        ("is_internal", "bool"),
+        ("partitions", "c[]struct", _METADATA_RESPONSE_PARTITION_V9),
+        ("topic_authorized_operations", "int32"),
+    ),
+)
+_METADATA_RESPONSE_V9 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v9,
+    _write_metadata_response_v9,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "c[]struct", _METADATA_RESPONSE_BROKER_V9),
+        ("cluster_id", "cstring?"),
+        ("controller_id", "int32"),
+        ("topics", "c[]struct", _METADATA_RESPONSE_TOPIC_V9),
+        ("cluster_authorized_operations", "int32"),
+    ),
+)
+_METADATA_RESPONSE_TOPIC_V10 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v10,
+    _write_metadata_response_topic_v10,
+    (
+        ("error_code", "int16"),
+        ("name", "cstring"),
+        ("topic_id", "uuid"),
+        ("is_internal", "bool"),
+        ("partitions", "c[]struct", _METADATA_RESPONSE_PARTITION_V9),
+        ("topic_authorized_operations", "int32"),
+    ),
+)
+_METADATA_RESPONSE_V10 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v10,
+    _write_metadata_response_v10,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "c[]struct", _METADATA_RESPONSE_BROKER_V9),
+        ("cluster_id", "cstring?"),
+        ("controller_id", "int32"),
+        ("topics", "c[]struct", _METADATA_RESPONSE_TOPIC_V10),
+        ("cluster_authorized_operations", "int32"),
+    ),
+)
+_METADATA_RESPONSE_V11 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v11,
+    _write_metadata_response_v11,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "c[]struct", _METADATA_RESPONSE_BROKER_V9),
+        ("cluster_id", "cstring?"),
+        ("controller_id", "int32"),
+        ("topics", "c[]struct", _METADATA_RESPONSE_TOPIC_V10),
+    ),
+)
+_METADATA_RESPONSE_TOPIC_V12 = Plan(
+    MetadataResponseTopic,
+    _read_metadata_response_topic_v12,
+    _write_metadata_response_topic_v12,
+    (
+        ("error_code", "int16"),
+        ("name", "cstring?"),
+        ("topic_id", "uuid"),
+        ("is_internal", "bool"),
+        ("partitions", "c[]struct", _METADATA_RESPONSE_PARTITION_V9),
+        ("topic_authorized_operations", "int32"),
+    ),
+)
+_METADATA_RESPONSE_V12 = Plan(
+    MetadataResponse,
+    _read_metadata_response_v12,
+    _write_metadata_response_v12,
+    (
+        ("throttle_time_ms", "int32"),
+        ("brokers", "c[]struct", _METADATA_RESPONSE_BROKER_V9),
+        ("cluster_id", "cstring?"),
+        ("controller_id", "int32"),
+        ("topics", "c[]struct", _METADATA_RESPONSE_TOPIC_V12),
+    ),
 )
 
-_READ_METADATA_RESPONSE_BROKER: dict[int, _wire.Reader[MetadataResponseBroker]] = {
-    0: _read_metadata_response_broker_v0,
-    1: _read_metadata_response_broker_v1,
-    2: _read_metadata_response_broker_v1,
-    3: _read_metadata_response_broker_v1,
-    4: _read_metadata_response_broker_v1,
-    5: _read_metadata_response_broker_v1,
-    6: _read_metadata_response_broker_v1,
-    7: _read_metadata_response_broker_v1,
-    8: _read_metadata_response_broker_v1,
-    9: _read_metadata_response_broker_v9,
-    10: _read_metadata_response_broker_v9,
-    11: _read_metadata_response_broker_v9,
-    12: _read_metadata_response_broker_v9,
-}
-_WRITE_METADATA_RESPONSE_BROKER: dict[int, _wire.Writer[MetadataResponseBroker]] = {
-    0: _write_metadata_response_broker_v0,
-    1: _write_metadata_response_broker_v1,
-    2: _write_metadata_response_broker_v1,
-    3: _write_metadata_response_broker_v1,
-    4: _write_metadata_response_broker_v1,
-    5: _write_metadata_response_broker_v1,
-    6: _write_metadata_response_broker_v1,
-    7: _write_metadata_response_broker_v1,
-    8: _write_metadata_response_broker_v1,
-    9: _write_metadata_response_broker_v9,
-    10: _write_metadata_response_broker_v9,
-    11: _write_metadata_response_broker_v9,
-    12: _write_metadata_response_broker_v9,
-}
-_KEYS_METADATA_RESPONSE_BROKER = frozenset(
-    ("node_id", "host", "port", "rack", "unknown_tagged_fields")
+bind(
+    MetadataRequestTopic,
+    (("topic_id", "uuid"), ("name", "value")),
+    {
+        0: _METADATA_REQUEST_TOPIC_V0,
+        1: _METADATA_REQUEST_TOPIC_V0,
+        2: _METADATA_REQUEST_TOPIC_V0,
+        3: _METADATA_REQUEST_TOPIC_V0,
+        4: _METADATA_REQUEST_TOPIC_V0,
+        5: _METADATA_REQUEST_TOPIC_V0,
+        6: _METADATA_REQUEST_TOPIC_V0,
+        7: _METADATA_REQUEST_TOPIC_V0,
+        8: _METADATA_REQUEST_TOPIC_V0,
+        9: _METADATA_REQUEST_TOPIC_V9,
+        10: _METADATA_REQUEST_TOPIC_V10,
+        11: _METADATA_REQUEST_TOPIC_V10,
+        12: _METADATA_REQUEST_TOPIC_V10,
+    },
+    flexible=True,
 )
-
-_READ_METADATA_RESPONSE_PARTITION: dict[int, _wire.Reader[MetadataResponsePartition]] = {
-    0: _read_metadata_response_partition_v0,
-    1: _read_metadata_response_partition_v0,
-    2: _read_metadata_response_partition_v0,
-    3: _read_metadata_response_partition_v0,
-    4: _read_metadata_response_partition_v0,
-    5: _read_metadata_response_partition_v5,
-    6: _read_metadata_response_partition_v5,
-    7: _read_metadata_response_partition_v7,
-    8: _read_metadata_response_partition_v7,
-    9: _read_metadata_response_partition_v9,
-    10: _read_metadata_response_partition_v9,
-    11: _read_metadata_response_partition_v9,
-    12: _read_metadata_response_partition_v9,
-}
-_WRITE_METADATA_RESPONSE_PARTITION: dict[int, _wire.Writer[MetadataResponsePartition]] = {
-    0: _write_metadata_response_partition_v0,
-    1: _write_metadata_response_partition_v0,
-    2: _write_metadata_response_partition_v0,
-    3: _write_metadata_response_partition_v0,
-    4: _write_metadata_response_partition_v0,
-    5: _write_metadata_response_partition_v5,
-    6: _write_metadata_response_partition_v5,
-    7: _write_metadata_response_partition_v7,
-    8: _write_metadata_response_partition_v7,
-    9: _write_metadata_response_partition_v9,
-    10: _write_metadata_response_partition_v9,
-    11: _write_metadata_response_partition_v9,
-    12: _write_metadata_response_partition_v9,
-}
-_KEYS_METADATA_RESPONSE_PARTITION = frozenset(
+bind(
+    MetadataRequest,
     (
-        "error_code",
-        "partition_index",
-        "leader_id",
-        "leader_epoch",
-        "replica_nodes",
-        "isr_nodes",
-        "offline_replicas",
-        "unknown_tagged_fields",
-    )
+        ("topics", "[]struct", MetadataRequestTopic),
+        ("allow_auto_topic_creation", "value"),
+        ("include_cluster_authorized_operations", "value"),
+        ("include_topic_authorized_operations", "value"),
+    ),
+    {
+        0: _METADATA_REQUEST_V0,
+        1: _METADATA_REQUEST_V1,
+        2: _METADATA_REQUEST_V1,
+        3: _METADATA_REQUEST_V1,
+        4: _METADATA_REQUEST_V4,
+        5: _METADATA_REQUEST_V4,
+        6: _METADATA_REQUEST_V4,
+        7: _METADATA_REQUEST_V4,
+        8: _METADATA_REQUEST_V8,
+        9: _METADATA_REQUEST_V9,
+        10: _METADATA_REQUEST_V10,
+        11: _METADATA_REQUEST_V11,
+        12: _METADATA_REQUEST_V11,
+    },
+    flexible=True,
 )
-
-_READ_METADATA_RESPONSE_TOPIC: dict[int, _wire.Reader[MetadataResponseTopic]] = {
-    0: _read_metadata_response_topic_v0,
-    1: _read_metadata_response_topic_v1,
-    2: _read_metadata_response_topic_v1,
-    3: _read_metadata_response_topic_v1,
-    4: _read_metadata_response_topic_v1,
-    5: _read_metadata_response_topic_v5,
-    6: _read_metadata_response_topic_v5,
-    7: _read_metadata_response_topic_v7,
-    8: _read_metadata_response_topic_v8,
-    9: _read_metadata_response_topic_v9,
-    10: _read_metadata_response_topic_v10,
-    11: _read_metadata_response_topic_v10,
-    12: _read_metadata_response_topic_v12,
-}
-_WRITE_METADATA_RESPONSE_TOPIC: dict[int, _wire.Writer[MetadataResponseTopic]] = {
-    0: _write_metadata_response_topic_v0,
-    1: _write_metadata_response_topic_v1,
-    2: _write_metadata_response_topic_v1,
-    3: _write_metadata_response_topic_v1,
-    4: _write_metadata_response_topic_v1,
-    5: _write_metadata_response_topic_v5,
-    6: _write_metadata_response_topic_v5,
-    7: _write_metadata_response_topic_v7,
-    8: _write_metadata_response_topic_v8,
-    9: _write_metadata_response_topic_v9,
-    10: _write_metadata_response_topic_v10,
-    11: _write_metadata_response_topic_v10,
-    12: _write_metadata_response_topic_v12,
-}
-_KEYS_METADATA_RESPONSE_TOPIC = frozenset(
-    (
-        "error_code",
-        "name",
-        "topic_id",
-        "is_internal",
-        "partitions",
-        "topic_authorized_operations",
-        "unknown_tagged_fields",
-    )
+bind(
+    MetadataResponseBroker,
+    (("node_id", "value"), ("host", "value"), ("port", "value"), ("rack", "value")),
+    {
+        0: _METADATA_RESPONSE_BROKER_V0,
+        1: _METADATA_RESPONSE_BROKER_V1,
+        2: _METADATA_RESPONSE_BROKER_V1,
+        3: _METADATA_RESPONSE_BROKER_V1,
+        4: _METADATA_RESPONSE_BROKER_V1,
+        5: _METADATA_RESPONSE_BROKER_V1,
+        6: _METADATA_RESPONSE_BROKER_V1,
+        7: _METADATA_RESPONSE_BROKER_V1,
+        8: _METADATA_RESPONSE_BROKER_V1,
+        9: _METADATA_RESPONSE_BROKER_V9,
+        10: _METADATA_RESPONSE_BROKER_V9,
+        11: _METADATA_RESPONSE_BROKER_V9,
+        12: _METADATA_RESPONSE_BROKER_V9,
+    },
+    flexible=True,
 )
-
-_READ_METADATA_RESPONSE: dict[int, _wire.Reader[MetadataResponse]] = {
-    0: _read_metadata_response_v0,
-    1: _read_metadata_response_v1,
-    2: _read_metadata_response_v2,
-    3: _read_metadata_response_v3,
-    4: _read_metadata_response_v3,
-    5: _read_metadata_response_v5,
-    6: _read_metadata_response_v5,
-    7: _read_metadata_response_v7,
-    8: _read_metadata_response_v8,
-    9: _read_metadata_response_v9,
-    10: _read_metadata_response_v10,
-    11: _read_metadata_response_v11,
-    12: _read_metadata_response_v12,
-}
-_WRITE_METADATA_RESPONSE: dict[int, _wire.Writer[MetadataResponse]] = {
-    0: _write_metadata_response_v0,
-    1: _write_metadata_response_v1,
-    2: _write_metadata_response_v2,
-    3: _write_metadata_response_v3,
-    4: _write_metadata_response_v3,
-    5: _write_metadata_response_v5,
-    6: _write_metadata_response_v5,
-    7: _write_metadata_response_v7,
-    8: _write_metadata_response_v8,
-    9: _write_metadata_response_v9,
-    10: _write_metadata_response_v10,
-    11: _write_metadata_response_v11,
-    12: _write_metadata_response_v12,
-}
-_KEYS_METADATA_RESPONSE = frozenset(
+bind(
+    MetadataResponsePartition,
     (
-        "throttle_time_ms",
-        "brokers",
-        "cluster_id",
-        "controller_id",
-        "topics",
-        "cluster_authorized_operations",
-        "unknown_tagged_fields",
-    )
+        ("error_code", "value"),
+        ("partition_index", "value"),
+        ("leader_id", "value"),
+        ("leader_epoch", "value"),
+        ("replica_nodes", "[]value"),
+        ("isr_nodes", "[]value"),
+        ("offline_replicas", "[]value"),
+    ),
+    {
+        0: _METADATA_RESPONSE_PARTITION_V0,
+        1: _METADATA_RESPONSE_PARTITION_V0,
+        2: _METADATA_RESPONSE_PARTITION_V0,
+        3: _METADATA_RESPONSE_PARTITION_V0,
+        4: _METADATA_RESPONSE_PARTITION_V0,
+        5: _METADATA_RESPONSE_PARTITION_V5,
+        6: _METADATA_RESPONSE_PARTITION_V5,
+        7: _METADATA_RESPONSE_PARTITION_V7,
+        8: _METADATA_RESPONSE_PARTITION_V7,
+        9: _METADATA_RESPONSE_PARTITION_V9,
+        10: _METADATA_RESPONSE_PARTITION_V9,
+        11: _METADATA_RESPONSE_PARTITION_V9,
+        12: _METADATA_RESPONSE_PARTITION_V9,
+    },
+    flexible=True,
+)
+bind(
+    MetadataResponseTopic,
+    (
+        ("error_code", "value"),
+        ("name", "value"),
+        ("topic_id", "uuid"),
+        ("is_internal", "value"),
+        ("partitions", "[]struct", MetadataResponsePartition),
+        ("topic_authorized_operations", "value"),
+    ),
+    {
+        0: _METADATA_RESPONSE_TOPIC_V0,
+        1: _METADATA_RESPONSE_TOPIC_V1,
+        2: _METADATA_RESPONSE_TOPIC_V1,
+        3: _METADATA_RESPONSE_TOPIC_V1,
+        4: _METADATA_RESPONSE_TOPIC_V1,
+        5: _METADATA_RESPONSE_TOPIC_V5,
+        6: _METADATA_RESPONSE_TOPIC_V5,
+        7: _METADATA_RESPONSE_TOPIC_V7,
+        8: _METADATA_RESPONSE_TOPIC_V8,
+        9: _METADATA_RESPONSE_TOPIC_V9,
+        10: _METADATA_RESPONSE_TOPIC_V10,
+        11: _METADATA_RESPONSE_TOPIC_V10,
+        12: _METADATA_RESPONSE_TOPIC_V12,
+    },
+    flexible=True,
+)
+bind(
+    MetadataResponse,
+    (
+        ("throttle_time_ms", "value"),
+        ("brokers", "[]struct", MetadataResponseBroker),
+        ("cluster_id", "value"),
+        ("controller_id", "value"),
+        ("topics", "[]struct", MetadataResponseTopic),
+        ("cluster_authorized_operations", "value"),
+    ),
+    {
+        0: _METADATA_RESPONSE_V0,
+        1: _METADATA_RESPONSE_V1,
+        2: _METADATA_RESPONSE_V2,
+        3: _METADATA_RESPONSE_V3,
+        4: _METADATA_RESPONSE_V3,
+        5: _METADATA_RESPONSE_V5,
+        6: _METADATA_RESPONSE_V5,
+        7: _METADATA_RESPONSE_V7,
+        8: _METADATA_RESPONSE_V8,
+        9: _METADATA_RESPONSE_V9,
+        10: _METADATA_RESPONSE_V10,
+        11: _METADATA_RESPONSE_V11,
+        12: _METADATA_RESPONSE_V12,
+    },
+    flexible=True,
 )

@@ -15,76 +15,7 @@ Classes are imported on first use, so looking up an API costs only what it uses.
 
 from __future__ import annotations
 
-import importlib
-
-from .errors import UnsupportedVersionError
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
-    from typing import Any
-
-
-class ApiEntry:
-    """One API: its name, request and response classes, and version facts."""
-
-    __slots__ = (
-        "api_key",
-        "name",
-        "min_version",
-        "max_version",
-        "flexible_min_version",
-        "latest_version_unstable",
-        "_module",
-        "_request",
-        "_response",
-    )
-
-    def __init__(
-        self,
-        api_key: int,
-        name: str,
-        min_version: int,
-        max_version: int,
-        flexible_min_version: int | None,
-        latest_version_unstable: bool,
-        module: str,
-        request: str,
-        response: str,
-    ) -> None:
-        self.api_key = api_key
-        self.name = name
-        self.min_version = min_version
-        self.max_version = max_version
-        self.flexible_min_version = flexible_min_version
-        """The first flexible version of the request; None if it never is."""
-        self.latest_version_unstable = latest_version_unstable
-        self._module = module
-        self._request = request
-        self._response = response
-
-    @property
-    def request(self) -> Any:
-        """The request class (imported on first use)."""
-        return getattr(importlib.import_module(f".{self._module}", __package__), self._request)
-
-    @property
-    def response(self) -> Any:
-        """The response class (imported on first use)."""
-        return getattr(importlib.import_module(f".{self._module}", __package__), self._response)
-
-    @property
-    def flexible_versions(self) -> range:
-        """The flexible versions of this API, as a range (empty if none)."""
-        if self.flexible_min_version is None:
-            return range(0)
-        return range(self.flexible_min_version, self.max_version + 1)
-
-    def __repr__(self) -> str:
-        return (
-            f"ApiEntry({self.api_key}, {self.name!r}, "
-            f"versions {self.min_version}-{self.max_version})"
-        )
-
+from ._registry import ApiEntry, checked_entry
 
 API_KEYS: dict[int, ApiEntry] = {
     3: ApiEntry(
@@ -93,7 +24,7 @@ API_KEYS: dict[int, ApiEntry] = {
         0,
         12,
         9,
-        False,
+        9,
         "metadata",
         "MetadataRequest",
         "MetadataResponse",
@@ -104,7 +35,7 @@ API_KEYS: dict[int, ApiEntry] = {
         0,
         4,
         3,
-        False,
+        3,
         "api_versions",
         "ApiVersionsRequest",
         "ApiVersionsResponse",
@@ -115,7 +46,7 @@ API_KEYS: dict[int, ApiEntry] = {
         0,
         2,
         0,
-        False,
+        0,
         "update_features",
         "UpdateFeaturesRequest",
         "UpdateFeaturesResponse",
@@ -220,6 +151,14 @@ API_NAMES: dict[int, str] = {
 }
 """API key -> API name, for every key this package has a name for (with or without codecs)."""
 
+MODULES: tuple[str, ...] = (
+    "api_versions",
+    "headers",
+    "metadata",
+    "update_features",
+)
+"""The modules generated from specs, for tools that walk the package."""
+
 
 def api_name(api_key: int) -> str:
     """The name of an API key, or ``UNKNOWN(key)`` for a key this package has no name for."""
@@ -227,38 +166,11 @@ def api_name(api_key: int) -> str:
     return f"UNKNOWN({api_key})" if name is None else name
 
 
-_RESPONSE_FLEXIBLE_MIN: dict[int, int | None] = {
-    3: 9,
-    18: 3,
-    57: 0,
-}
-
-
-def _entry(api_key: int, api_version: int) -> ApiEntry:
-    entry = API_KEYS.get(api_key)
-    if entry is None:
-        raise UnsupportedVersionError(f"unknown api key {api_key}")
-    if not entry.min_version <= api_version <= entry.max_version:
-        raise UnsupportedVersionError(
-            f"{entry.name} has no version {api_version} "
-            f"(versions: {entry.min_version}-{entry.max_version})"
-        )
-    return entry
-
-
 def request_header_version(api_key: int, api_version: int) -> int:
-    """Request header version: 2 for flexible requests, else 1 (one exception)."""
-    entry = _entry(api_key, api_version)
-    flexible_min = entry.flexible_min_version
-    return 2 if flexible_min is not None and api_version >= flexible_min else 1
+    """The request header version of an API version (``ApiEntry.request_header_version``)."""
+    return checked_entry(API_KEYS, api_key, api_version).request_header_version(api_version)
 
 
 def response_header_version(api_key: int, api_version: int) -> int:
-    """Response header version: 1 for flexible responses, else 0 (one exception)."""
-    _entry(api_key, api_version)
-    if api_key == 18:
-        # KIP-511: a client must be able to read this response before it knows which
-        # versions the broker speaks, so its header never changes.
-        return 0
-    flexible_min = _RESPONSE_FLEXIBLE_MIN[api_key]
-    return 1 if flexible_min is not None and api_version >= flexible_min else 0
+    """The response header version of an API version (``ApiEntry.response_header_version``)."""
+    return checked_entry(API_KEYS, api_key, api_version).response_header_version(api_version)

@@ -6,18 +6,27 @@
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from . import _wire
-from .errors import DecodeError
+from ._codec import Struct, bind
+from ._plan import Plan
+from ._read import read_compact_count, read_compact_nullable_string, read_compact_string, read_tags
+from ._write import (
+    BOOL_BYTES,
+    absent_field,
+    write_compact_count,
+    write_compact_nullable_string,
+    write_compact_string,
+    write_unknown_tags,
+)
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
-    from typing import Any, ClassVar, Mapping
+if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
+    from collections.abc import Iterable
+    from typing import ClassVar
+    from ._plan import RawTaggedField
 
-    from ._wire import Buffer, RawTaggedField
-
-# Bound struct methods for the runs of fixed-size fields (one lookup saved per call).
+# Bound struct methods for the runs of fixed-size fields.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_hb = struct.Struct(">hb").unpack_from
@@ -28,106 +37,54 @@ _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
 
 
-@dataclass(slots=True)
-class UpdateFeaturesRequestFeatureUpdateKey:
+@dataclass(slots=True, init=False)
+class UpdateFeaturesRequestFeatureUpdateKey(Struct):
     """The feature level changes to apply.
 
     Occurs in versions: 0-2.
     """
 
-    feature: str = ""
+    feature: str
     """Name of the feature to change.
 
     Versions: 0-2. Map key.
     """
-    max_version_level: int = 0
+    max_version_level: int
     """New highest finalized level for the feature; a value below 1 asks for the feature to
     be removed.
 
     Versions: 0-2.
     """
-    allow_downgrade: bool = False
+    allow_downgrade: bool
     """Whether the level may be lowered or the feature removed (replaced by UpgradeType in
     version 1).
 
     Versions: 0.
     """
-    upgrade_type: int = 1
+    upgrade_type: int
     """Kind of change allowed: 1 upgrade only, 2 safe (lossless) downgrade, 3 unsafe
     (lossy) downgrade.
 
     Versions: 1-2.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self,
-            version,
-            _WRITE_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-            "UpdateFeaturesRequestFeatureUpdateKey",
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesRequestFeatureUpdateKey:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data,
-            version,
-            _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-            "UpdateFeaturesRequestFeatureUpdateKey",
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data,
-            offset,
-            version,
-            _READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-            "UpdateFeaturesRequestFeatureUpdateKey",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "feature": self.feature,
-            "max_version_level": self.max_version_level,
-            "allow_downgrade": self.allow_downgrade,
-            "upgrade_type": self.upgrade_type,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesRequestFeatureUpdateKey:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(
-            data,
-            _KEYS_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY,
-            "UpdateFeaturesRequestFeatureUpdateKey",
-        )
-        obj = cls()
-        if "feature" in data:
-            obj.feature = data["feature"]
-        if "max_version_level" in data:
-            obj.max_version_level = data["max_version_level"]
-        if "allow_downgrade" in data:
-            obj.allow_downgrade = data["allow_downgrade"]
-        if "upgrade_type" in data:
-            obj.upgrade_type = data["upgrade_type"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        feature: str = "",
+        max_version_level: int = 0,
+        allow_downgrade: bool = False,
+        upgrade_type: int = 1,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.feature = feature
+        self.max_version_level = max_version_level
+        self.allow_downgrade = allow_downgrade
+        self.upgrade_type = upgrade_type
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _UpdateFeaturesRequestFacts:
+class _UpdateFeaturesRequestFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -138,7 +95,7 @@ class _UpdateFeaturesRequestFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class UpdateFeaturesRequest(_UpdateFeaturesRequestFacts):
     """The request of UpdateFeatures (api key 57).
 
@@ -155,161 +112,74 @@ class UpdateFeaturesRequest(_UpdateFeaturesRequestFacts):
     Spec: UpdateFeaturesRequest.json
     """
 
-    timeout_ms: int = 60000
+    timeout_ms: int
     """Milliseconds to wait for the update before giving up.
 
     Versions: 0-2.
     """
-    feature_updates: list[UpdateFeaturesRequestFeatureUpdateKey] = field(default_factory=list)
+    feature_updates: tuple[UpdateFeaturesRequestFeatureUpdateKey, ...]
     """The feature level changes to apply.
 
     Versions: 0-2.
     """
-    validate_only: bool = False
+    validate_only: bool
     """If true, only check that the update is valid without applying it.
 
     Versions: 1-2.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this request at ``version``."""
-        return _wire.encode(self, version, _WRITE_UPDATE_FEATURES_REQUEST, "UpdateFeaturesRequest")
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesRequest:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_UPDATE_FEATURES_REQUEST, "UpdateFeaturesRequest")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[UpdateFeaturesRequest, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_UPDATE_FEATURES_REQUEST, "UpdateFeaturesRequest"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "timeout_ms": self.timeout_ms,
-            "feature_updates": [item.to_dict() for item in self.feature_updates],
-            "validate_only": self.validate_only,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesRequest:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_UPDATE_FEATURES_REQUEST, "UpdateFeaturesRequest")
-        obj = cls()
-        if "timeout_ms" in data:
-            obj.timeout_ms = data["timeout_ms"]
-        if "feature_updates" in data:
-            obj.feature_updates = [
-                UpdateFeaturesRequestFeatureUpdateKey.from_dict(item)
-                for item in data["feature_updates"]
-            ]
-        if "validate_only" in data:
-            obj.validate_only = data["validate_only"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        timeout_ms: int = 60000,
+        feature_updates: Iterable[UpdateFeaturesRequestFeatureUpdateKey] = (),
+        validate_only: bool = False,
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.timeout_ms = timeout_ms
+        self.feature_updates = tuple(feature_updates)
+        self.validate_only = validate_only
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-@dataclass(slots=True)
-class UpdateFeaturesResponseUpdatableFeatureResult:
+@dataclass(slots=True, init=False)
+class UpdateFeaturesResponseUpdatableFeatureResult(Struct):
     """Outcome of each requested feature change.
 
     Occurs in versions: 0-1.
     """
 
-    feature: str = ""
+    feature: str
     """Name of the feature.
 
     Versions: 0-1. Map key.
     """
-    error_code: int = 0
+    error_code: int
     """Error code for this feature's change, or 0 if it succeeded.
 
     Versions: 0-1.
     """
-    error_message: str | None = ""
+    error_message: str | None
     """Error message for this feature's change, or null if it succeeded.
 
     Versions: 0-1. Nullable: 0-1.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this struct at ``version``."""
-        return _wire.encode(
-            self,
-            version,
-            _WRITE_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-            "UpdateFeaturesResponseUpdatableFeatureResult",
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesResponseUpdatableFeatureResult:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(
-            data,
-            version,
-            _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-            "UpdateFeaturesResponseUpdatableFeatureResult",
-        )
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[UpdateFeaturesResponseUpdatableFeatureResult, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data,
-            offset,
-            version,
-            _READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-            "UpdateFeaturesResponseUpdatableFeatureResult",
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "feature": self.feature,
-            "error_code": self.error_code,
-            "error_message": self.error_message,
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesResponseUpdatableFeatureResult:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(
-            data,
-            _KEYS_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT,
-            "UpdateFeaturesResponseUpdatableFeatureResult",
-        )
-        obj = cls()
-        if "feature" in data:
-            obj.feature = data["feature"]
-        if "error_code" in data:
-            obj.error_code = data["error_code"]
-        if "error_message" in data:
-            obj.error_message = data["error_message"]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        feature: str = "",
+        error_code: int = 0,
+        error_message: str | None = "",
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.feature = feature
+        self.error_code = error_code
+        self.error_message = error_message
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
-class _UpdateFeaturesResponseFacts:
+class _UpdateFeaturesResponseFacts(Struct):
     # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
     # fields (mypyc/mypyc#1122).
     __slots__ = ()
@@ -320,7 +190,7 @@ class _UpdateFeaturesResponseFacts:
     """The first flexible (compact, tagged) version; None if the message never is."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class UpdateFeaturesResponse(_UpdateFeaturesResponseFacts):
     """The response of UpdateFeatures (api key 57).
 
@@ -337,466 +207,372 @@ class UpdateFeaturesResponse(_UpdateFeaturesResponseFacts):
     Spec: UpdateFeaturesResponse.json
     """
 
-    throttle_time_ms: int = 0
+    throttle_time_ms: int
     """Milliseconds the request was throttled for because of a quota, or 0 if it was not
     throttled.
 
     Versions: 0-2.
     """
-    error_code: int = 0
+    error_code: int
     """Error code for the whole request, or 0 on success.
 
     Versions: 0-2.
     """
-    error_message: str | None = ""
+    error_message: str | None
     """Error message for the whole request, or null on success.
 
     Versions: 0-2. Nullable: 0-2.
     """
-    results: list[UpdateFeaturesResponseUpdatableFeatureResult] = field(default_factory=list)
+    results: tuple[UpdateFeaturesResponseUpdatableFeatureResult, ...]
     """Outcome of each requested feature change.
 
     Versions: 0-1. Ignorable.
     """
-    unknown_tagged_fields: tuple[RawTaggedField, ...] = ()
-    """Tagged fields this package does not know, kept raw and written back in tag order."""
+    unknown_tagged_fields: tuple[RawTaggedField, ...]
 
-    def encode(self, version: int) -> bytes:
-        """The body bytes of this response at ``version``."""
-        return _wire.encode(
-            self, version, _WRITE_UPDATE_FEATURES_RESPONSE, "UpdateFeaturesResponse"
-        )
-
-    @classmethod
-    def decode(cls, data: Buffer, version: int) -> UpdateFeaturesResponse:
-        """Decode a whole buffer at ``version``; raises ``DecodeError`` on bad bytes."""
-        return _wire.decode(data, version, _READ_UPDATE_FEATURES_RESPONSE, "UpdateFeaturesResponse")
-
-    @classmethod
-    def decode_from(
-        cls, data: Buffer, offset: int, version: int
-    ) -> tuple[UpdateFeaturesResponse, int]:
-        """Decode from ``offset`` on; returns the value and the offset after it."""
-        return _wire.decode_from(
-            data, offset, version, _READ_UPDATE_FEATURES_RESPONSE, "UpdateFeaturesResponse"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64."""
-        result: dict[str, Any] = {
-            "throttle_time_ms": self.throttle_time_ms,
-            "error_code": self.error_code,
-            "error_message": self.error_message,
-            "results": [item.to_dict() for item in self.results],
-        }
-        if self.unknown_tagged_fields:
-            result["unknown_tagged_fields"] = _wire.tags_to_dicts(self.unknown_tagged_fields)
-        return result
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> UpdateFeaturesResponse:
-        """The inverse of ``to_dict``; missing keys take their defaults."""
-        _wire.check_keys(data, _KEYS_UPDATE_FEATURES_RESPONSE, "UpdateFeaturesResponse")
-        obj = cls()
-        if "throttle_time_ms" in data:
-            obj.throttle_time_ms = data["throttle_time_ms"]
-        if "error_code" in data:
-            obj.error_code = data["error_code"]
-        if "error_message" in data:
-            obj.error_message = data["error_message"]
-        if "results" in data:
-            obj.results = [
-                UpdateFeaturesResponseUpdatableFeatureResult.from_dict(item)
-                for item in data["results"]
-            ]
-        if "unknown_tagged_fields" in data:
-            obj.unknown_tagged_fields = _wire.tags_from_dicts(data["unknown_tagged_fields"])
-        return obj
+    def __init__(
+        self,
+        throttle_time_ms: int = 0,
+        error_code: int = 0,
+        error_message: str | None = "",
+        results: Iterable[UpdateFeaturesResponseUpdatableFeatureResult] = (),
+        unknown_tagged_fields: Iterable[RawTaggedField] = (),
+    ) -> None:
+        self.throttle_time_ms = throttle_time_ms
+        self.error_code = error_code
+        self.error_message = error_message
+        self.results = tuple(results)
+        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
 
 
 def _read_update_features_request_feature_update_key_v0(
     buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
-    """Decode FeatureUpdateKey at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """FeatureUpdateKey at version 0."""
     obj = UpdateFeaturesRequestFeatureUpdateKey.__new__(UpdateFeaturesRequestFeatureUpdateKey)
     obj.upgrade_type = 1
     obj.unknown_tagged_fields = ()
-    obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "max_version_level")
+    obj.feature, pos = read_compact_string(buf, pos)
     (obj.max_version_level,) = _unpack_h(buf, pos)
     pos += 2
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "allow_downgrade")
-    (obj.allow_downgrade,) = _wire.BOOL.unpack_from(buf, pos)
+    obj.allow_downgrade = buf[pos] != 0
     pos += 1
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_request_feature_update_key_v0(
     obj: UpdateFeaturesRequestFeatureUpdateKey, out: bytearray
 ) -> None:
-    """Encode FeatureUpdateKey at version 0."""
-    try:
-        if obj.upgrade_type != 1:
-            raise _wire.guard_default(obj, "upgrade_type", obj.upgrade_type)
-        _wire.write_compact_string(out, obj.feature)
-        out += _pack_h(obj.max_version_level)
-        out += _wire.BOOL_BYTES[obj.allow_downgrade]
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("feature:string", "max_version_level:int16", "allow_downgrade:bool")
-        ) from None
+    """FeatureUpdateKey at version 0."""
+    if obj.upgrade_type != 1:
+        raise absent_field(obj, "upgrade_type")
+    write_compact_string(out, obj.feature)
+    out += _pack_h(obj.max_version_level)
+    out += BOOL_BYTES[obj.allow_downgrade]
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_request_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    """Decode UpdateFeaturesRequest at version 0."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """UpdateFeaturesRequest at version 0."""
     obj = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     obj.validate_only = False
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
-    feature_updates_list: list[UpdateFeaturesRequestFeatureUpdateKey] = []
-    try:
-        for _ in range(n):
-            feature_updates_list_item, pos = _read_update_features_request_feature_update_key_v0(
-                buf, pos
-            )
-            feature_updates_list.append(feature_updates_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"feature_updates[{len(feature_updates_list)}]") from None
-    obj.feature_updates = feature_updates_list
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    n, pos = read_compact_count(buf, pos)
+    feature_updates_items = []
+    for _ in range(n):
+        feature_updates_item, pos = _read_update_features_request_feature_update_key_v0(buf, pos)
+        feature_updates_items.append(feature_updates_item)
+    obj.feature_updates = tuple(feature_updates_items)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_REQUEST_V0)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_request_v0(obj: UpdateFeaturesRequest, out: bytearray) -> None:
-    """Encode UpdateFeaturesRequest at version 0."""
-    try:
-        if obj.validate_only:
-            raise _wire.guard_default(obj, "validate_only", obj.validate_only)
-        out += _pack_i(obj.timeout_ms)
-        if obj.feature_updates.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.feature_updates) + 1)
-        for feature_updates_list_item in obj.feature_updates:
-            _write_update_features_request_feature_update_key_v0(feature_updates_list_item, out)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("timeout_ms:int32", "feature_updates:[]struct")
-        ) from None
+    """UpdateFeaturesRequest at version 0."""
+    if obj.validate_only is not False:
+        raise absent_field(obj, "validate_only")
+    out += _pack_i(obj.timeout_ms)
+    write_compact_count(out, obj.feature_updates)
+    for feature_updates_item in obj.feature_updates:
+        _write_update_features_request_feature_update_key_v0(feature_updates_item, out)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_request_feature_update_key_v1(
     buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesRequestFeatureUpdateKey, int]:
-    """Decode FeatureUpdateKey at versions 1-2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """FeatureUpdateKey at versions 1-2."""
     obj = UpdateFeaturesRequestFeatureUpdateKey.__new__(UpdateFeaturesRequestFeatureUpdateKey)
     obj.allow_downgrade = False
     obj.unknown_tagged_fields = ()
-    obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
-    if pos + 3 > end:
-        raise _wire.truncated(pos, 3, end - pos, "max_version_level")
+    obj.feature, pos = read_compact_string(buf, pos)
     obj.max_version_level, obj.upgrade_type = _unpack_hb(buf, pos)
     pos += 3
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_request_feature_update_key_v1(
     obj: UpdateFeaturesRequestFeatureUpdateKey, out: bytearray
 ) -> None:
-    """Encode FeatureUpdateKey at versions 1-2."""
-    try:
-        if obj.allow_downgrade:
-            raise _wire.guard_default(obj, "allow_downgrade", obj.allow_downgrade)
-        _wire.write_compact_string(out, obj.feature)
-        out += _pack_hb(obj.max_version_level, obj.upgrade_type)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("feature:string", "max_version_level:int16", "upgrade_type:int8")
-        ) from None
+    """FeatureUpdateKey at versions 1-2."""
+    if obj.allow_downgrade is not False:
+        raise absent_field(obj, "allow_downgrade")
+    write_compact_string(out, obj.feature)
+    out += _pack_hb(obj.max_version_level, obj.upgrade_type)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_request_v1(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    """Decode UpdateFeaturesRequest at versions 1-2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """UpdateFeaturesRequest at versions 1-2."""
     obj = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     obj.unknown_tagged_fields = ()
-    if pos + 4 > end:
-        raise _wire.truncated(pos, 4, end - pos, "timeout_ms")
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = _wire.read_compact_array_length(buf, pos, 5, "feature_updates")
-    feature_updates_list: list[UpdateFeaturesRequestFeatureUpdateKey] = []
-    try:
-        for _ in range(n):
-            feature_updates_list_item, pos = _read_update_features_request_feature_update_key_v1(
-                buf, pos
-            )
-            feature_updates_list.append(feature_updates_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"feature_updates[{len(feature_updates_list)}]") from None
-    obj.feature_updates = feature_updates_list
-    if pos + 1 > end:
-        raise _wire.truncated(pos, 1, end - pos, "validate_only")
-    (obj.validate_only,) = _wire.BOOL.unpack_from(buf, pos)
+    n, pos = read_compact_count(buf, pos)
+    feature_updates_items = []
+    for _ in range(n):
+        feature_updates_item, pos = _read_update_features_request_feature_update_key_v1(buf, pos)
+        feature_updates_items.append(feature_updates_item)
+    obj.feature_updates = tuple(feature_updates_items)
+    obj.validate_only = buf[pos] != 0
     pos += 1
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_REQUEST_V1)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_request_v1(obj: UpdateFeaturesRequest, out: bytearray) -> None:
-    """Encode UpdateFeaturesRequest at versions 1-2."""
-    try:
-        out += _pack_i(obj.timeout_ms)
-        if obj.feature_updates.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.feature_updates) + 1)
-        for feature_updates_list_item in obj.feature_updates:
-            _write_update_features_request_feature_update_key_v1(feature_updates_list_item, out)
-        out += _wire.BOOL_BYTES[obj.validate_only]
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("timeout_ms:int32", "feature_updates:[]struct", "validate_only:bool")
-        ) from None
+    """UpdateFeaturesRequest at versions 1-2."""
+    out += _pack_i(obj.timeout_ms)
+    write_compact_count(out, obj.feature_updates)
+    for feature_updates_item in obj.feature_updates:
+        _write_update_features_request_feature_update_key_v1(feature_updates_item, out)
+    out += BOOL_BYTES[obj.validate_only]
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_response_updatable_feature_result_v0(
     buf: bytes, pos: int
 ) -> tuple[UpdateFeaturesResponseUpdatableFeatureResult, int]:
-    """Decode UpdatableFeatureResult at versions 0-1."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """UpdatableFeatureResult at versions 0-1."""
     obj = UpdateFeaturesResponseUpdatableFeatureResult.__new__(
         UpdateFeaturesResponseUpdatableFeatureResult
     )
     obj.unknown_tagged_fields = ()
-    obj.feature, pos = _wire.read_compact_string(buf, pos, "feature")
-    if pos + 2 > end:
-        raise _wire.truncated(pos, 2, end - pos, "error_code")
+    obj.feature, pos = read_compact_string(buf, pos)
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.error_message, pos = read_compact_nullable_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_response_updatable_feature_result_v0(
     obj: UpdateFeaturesResponseUpdatableFeatureResult, out: bytearray
 ) -> None:
-    """Encode UpdatableFeatureResult at versions 0-1."""
-    try:
-        _wire.write_compact_string(out, obj.feature)
-        out += _pack_h(obj.error_code)
-        _wire.write_compact_nullable_string(out, obj.error_message)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("feature:string", "error_code:int16", "error_message:string?")
-        ) from None
+    """UpdatableFeatureResult at versions 0-1."""
+    write_compact_string(out, obj.feature)
+    out += _pack_h(obj.error_code)
+    write_compact_nullable_string(out, obj.error_message)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_response_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    """Decode UpdateFeaturesResponse at versions 0-1."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """UpdateFeaturesResponse at versions 0-1."""
     obj = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
     obj.unknown_tagged_fields = ()
-    if pos + 6 > end:
-        raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
     obj.throttle_time_ms, obj.error_code = _unpack_ih(buf, pos)
     pos += 6
-    obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    n, pos = _wire.read_compact_array_length(buf, pos, 5, "results")
-    results_list: list[UpdateFeaturesResponseUpdatableFeatureResult] = []
-    try:
-        for _ in range(n):
-            results_list_item, pos = _read_update_features_response_updatable_feature_result_v0(
-                buf, pos
-            )
-            results_list.append(results_list_item)
-    except DecodeError as exc:
-        raise exc.within(f"results[{len(results_list)}]") from None
-    obj.results = results_list
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.error_message, pos = read_compact_nullable_string(buf, pos)
+    n, pos = read_compact_count(buf, pos)
+    results_items = []
+    for _ in range(n):
+        results_item, pos = _read_update_features_response_updatable_feature_result_v0(buf, pos)
+        results_items.append(results_item)
+    obj.results = tuple(results_items)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_RESPONSE_V0)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_response_v0(obj: UpdateFeaturesResponse, out: bytearray) -> None:
-    """Encode UpdateFeaturesResponse at versions 0-1."""
-    try:
-        out += _pack_ih(obj.throttle_time_ms, obj.error_code)
-        _wire.write_compact_nullable_string(out, obj.error_message)
-        if obj.results.__class__ is not list:
-            raise TypeError("not a list")
-        _wire.write_uvarint(out, len(obj.results) + 1)
-        for results_list_item in obj.results:
-            _write_update_features_response_updatable_feature_result_v0(results_list_item, out)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj,
-            exc,
-            (
-                "throttle_time_ms:int32",
-                "error_code:int16",
-                "error_message:string?",
-                "results:[]struct",
-            ),
-        ) from None
+    """UpdateFeaturesResponse at versions 0-1."""
+    out += _pack_ih(obj.throttle_time_ms, obj.error_code)
+    write_compact_nullable_string(out, obj.error_message)
+    write_compact_count(out, obj.results)
+    for results_item in obj.results:
+        _write_update_features_response_updatable_feature_result_v0(results_item, out)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
 def _read_update_features_response_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    """Decode UpdateFeaturesResponse at version 2."""
-    end = len(buf)
-    # Built without __init__ (every field is set below); through the class's own __new__,
-    # which mypyc's native classes require.
+    """UpdateFeaturesResponse at version 2."""
     obj = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
-    obj.results = []
+    obj.results = ()
     obj.unknown_tagged_fields = ()
-    if pos + 6 > end:
-        raise _wire.truncated(pos, 6, end - pos, "throttle_time_ms")
     obj.throttle_time_ms, obj.error_code = _unpack_ih(buf, pos)
     pos += 6
-    obj.error_message, pos = _wire.read_compact_nullable_string(buf, pos, "error_message")
-    if pos < end and buf[pos] == 0:  # the usual empty tagged-field section
-        pos += 1
+    obj.error_message, pos = read_compact_nullable_string(buf, pos)
+    if buf[pos]:
+        pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_RESPONSE_V2)
     else:
-        obj.unknown_tagged_fields, pos = _wire.read_unknown_tags(buf, pos)
+        pos += 1
     return obj, pos
 
 
 def _write_update_features_response_v2(obj: UpdateFeaturesResponse, out: bytearray) -> None:
-    """Encode UpdateFeaturesResponse at version 2."""
-    try:
-        out += _pack_ih(obj.throttle_time_ms, obj.error_code)
-        _wire.write_compact_nullable_string(out, obj.error_message)
-        if obj.unknown_tagged_fields:
-            _wire.write_tagged_fields(out, [], obj.unknown_tagged_fields)
-        else:
-            out.append(0)  # the usual empty tagged-field section
-    except Exception as exc:
-        raise _wire.encode_error(
-            obj, exc, ("throttle_time_ms:int32", "error_code:int16", "error_message:string?")
-        ) from None
+    """UpdateFeaturesResponse at version 2."""
+    out += _pack_ih(obj.throttle_time_ms, obj.error_code)
+    write_compact_nullable_string(out, obj.error_message)
+    if obj.unknown_tagged_fields:
+        write_unknown_tags(out, obj.unknown_tagged_fields)
+    else:
+        out.append(0)
 
 
-_READ_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY: dict[
-    int, _wire.Reader[UpdateFeaturesRequestFeatureUpdateKey]
-] = {
-    0: _read_update_features_request_feature_update_key_v0,
-    1: _read_update_features_request_feature_update_key_v1,
-    2: _read_update_features_request_feature_update_key_v1,
-}
-_WRITE_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY: dict[
-    int, _wire.Writer[UpdateFeaturesRequestFeatureUpdateKey]
-] = {
-    0: _write_update_features_request_feature_update_key_v0,
-    1: _write_update_features_request_feature_update_key_v1,
-    2: _write_update_features_request_feature_update_key_v1,
-}
-_KEYS_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY = frozenset(
-    ("feature", "max_version_level", "allow_downgrade", "upgrade_type", "unknown_tagged_fields")
+_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0 = Plan(
+    UpdateFeaturesRequestFeatureUpdateKey,
+    _read_update_features_request_feature_update_key_v0,
+    _write_update_features_request_feature_update_key_v0,
+    (("feature", "cstring"), ("max_version_level", "int16"), ("allow_downgrade", "bool")),
+)
+_UPDATE_FEATURES_REQUEST_V0 = Plan(
+    UpdateFeaturesRequest,
+    _read_update_features_request_v0,
+    _write_update_features_request_v0,
+    (
+        ("timeout_ms", "int32"),
+        ("feature_updates", "c[]struct", _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0),
+    ),
+)
+_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1 = Plan(
+    UpdateFeaturesRequestFeatureUpdateKey,
+    _read_update_features_request_feature_update_key_v1,
+    _write_update_features_request_feature_update_key_v1,
+    (("feature", "cstring"), ("max_version_level", "int16"), ("upgrade_type", "int8")),
+)
+_UPDATE_FEATURES_REQUEST_V1 = Plan(
+    UpdateFeaturesRequest,
+    _read_update_features_request_v1,
+    _write_update_features_request_v1,
+    (
+        ("timeout_ms", "int32"),
+        ("feature_updates", "c[]struct", _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1),
+        ("validate_only", "bool"),
+    ),
+)
+_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0 = Plan(
+    UpdateFeaturesResponseUpdatableFeatureResult,
+    _read_update_features_response_updatable_feature_result_v0,
+    _write_update_features_response_updatable_feature_result_v0,
+    (("feature", "cstring"), ("error_code", "int16"), ("error_message", "cstring?")),
+)
+_UPDATE_FEATURES_RESPONSE_V0 = Plan(
+    UpdateFeaturesResponse,
+    _read_update_features_response_v0,
+    _write_update_features_response_v0,
+    (
+        ("throttle_time_ms", "int32"),
+        ("error_code", "int16"),
+        ("error_message", "cstring?"),
+        ("results", "c[]struct", _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0),
+    ),
+)
+_UPDATE_FEATURES_RESPONSE_V2 = Plan(
+    UpdateFeaturesResponse,
+    _read_update_features_response_v2,
+    _write_update_features_response_v2,
+    (("throttle_time_ms", "int32"), ("error_code", "int16"), ("error_message", "cstring?")),
 )
 
-_READ_UPDATE_FEATURES_REQUEST: dict[int, _wire.Reader[UpdateFeaturesRequest]] = {
-    0: _read_update_features_request_v0,
-    1: _read_update_features_request_v1,
-    2: _read_update_features_request_v1,
-}
-_WRITE_UPDATE_FEATURES_REQUEST: dict[int, _wire.Writer[UpdateFeaturesRequest]] = {
-    0: _write_update_features_request_v0,
-    1: _write_update_features_request_v1,
-    2: _write_update_features_request_v1,
-}
-_KEYS_UPDATE_FEATURES_REQUEST = frozenset(
-    ("timeout_ms", "feature_updates", "validate_only", "unknown_tagged_fields")
+bind(
+    UpdateFeaturesRequestFeatureUpdateKey,
+    (
+        ("feature", "value"),
+        ("max_version_level", "value"),
+        ("allow_downgrade", "value"),
+        ("upgrade_type", "value"),
+    ),
+    {
+        0: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0,
+        1: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1,
+        2: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1,
+    },
+    flexible=True,
 )
-
-_READ_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT: dict[
-    int, _wire.Reader[UpdateFeaturesResponseUpdatableFeatureResult]
-] = {
-    0: _read_update_features_response_updatable_feature_result_v0,
-    1: _read_update_features_response_updatable_feature_result_v0,
-}
-_WRITE_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT: dict[
-    int, _wire.Writer[UpdateFeaturesResponseUpdatableFeatureResult]
-] = {
-    0: _write_update_features_response_updatable_feature_result_v0,
-    1: _write_update_features_response_updatable_feature_result_v0,
-}
-_KEYS_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT = frozenset(
-    ("feature", "error_code", "error_message", "unknown_tagged_fields")
+bind(
+    UpdateFeaturesRequest,
+    (
+        ("timeout_ms", "value"),
+        ("feature_updates", "[]struct", UpdateFeaturesRequestFeatureUpdateKey),
+        ("validate_only", "value"),
+    ),
+    {
+        0: _UPDATE_FEATURES_REQUEST_V0,
+        1: _UPDATE_FEATURES_REQUEST_V1,
+        2: _UPDATE_FEATURES_REQUEST_V1,
+    },
+    flexible=True,
 )
-
-_READ_UPDATE_FEATURES_RESPONSE: dict[int, _wire.Reader[UpdateFeaturesResponse]] = {
-    0: _read_update_features_response_v0,
-    1: _read_update_features_response_v0,
-    2: _read_update_features_response_v2,
-}
-_WRITE_UPDATE_FEATURES_RESPONSE: dict[int, _wire.Writer[UpdateFeaturesResponse]] = {
-    0: _write_update_features_response_v0,
-    1: _write_update_features_response_v0,
-    2: _write_update_features_response_v2,
-}
-_KEYS_UPDATE_FEATURES_RESPONSE = frozenset(
-    ("throttle_time_ms", "error_code", "error_message", "results", "unknown_tagged_fields")
+bind(
+    UpdateFeaturesResponseUpdatableFeatureResult,
+    (("feature", "value"), ("error_code", "value"), ("error_message", "value")),
+    {
+        0: _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0,
+        1: _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0,
+    },
+    flexible=True,
+)
+bind(
+    UpdateFeaturesResponse,
+    (
+        ("throttle_time_ms", "value"),
+        ("error_code", "value"),
+        ("error_message", "value"),
+        ("results", "[]struct", UpdateFeaturesResponseUpdatableFeatureResult),
+    ),
+    {
+        0: _UPDATE_FEATURES_RESPONSE_V0,
+        1: _UPDATE_FEATURES_RESPONSE_V0,
+        2: _UPDATE_FEATURES_RESPONSE_V2,
+    },
+    flexible=True,
 )

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ..library import load_specs
 from ..model import Field, Message, Struct
 from ..plan import version_ranges
 from ..versions import MAX_VERSION, Versions
@@ -550,8 +551,6 @@ def diff_models(
 
 def load_model(path: Path) -> list[Message]:
     """The model of a spec folder, file or zip/jar, as ``generate`` builds it."""
-    from .cli import load_specs
-
     return load_specs([path], warn=False)[0]
 
 

@@ -1,4 +1,3 @@
-{{ header }}
 """Version negotiation: which version of each API to speak with a broker or a cluster.
 
 Pure functions, no I/O. They follow three Kafka proposals:
@@ -20,17 +19,16 @@ A version range is a ``(min, max)`` tuple of ints, both ends included.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
-from .errors import UnsupportedVersionError
-from .registry import API_NAMES
-{%- if api_versions %}
-from . import _wire
-from .api_versions import ApiVersionsResponse
-from .errors import DecodeError
-{%- endif %}
+from .errors import DecodeError, UnsupportedVersionError
+from .registry import API_KEYS, API_NAMES
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
 
 VersionRange = tuple[int, int]
 """``(min, max)``, both included."""
@@ -208,14 +206,14 @@ def pick_version(
     if common is None:
         raise NoCommonVersionError(api_key, client_range, broker_range)
     return common[1]
-{%- if api_versions %}
 
 
 @dataclass(frozen=True)
 class ApiVersionsOutcome:
     """A decoded ApiVersions response and what to do next."""
 
-    response: ApiVersionsResponse
+    response: Any
+    """The decoded ``ApiVersionsResponse``."""
     version: int
     """The version the body was decoded at (0 for a KIP-511 downgrade answer)."""
     correlation_id: int | None
@@ -228,7 +226,7 @@ class ApiVersionsOutcome:
     @property
     def ok(self) -> bool:
         """True when the broker answered without error."""
-        return self.response.error_code == 0
+        return bool(self.response.error_code == 0)
 
     @property
     def versions(self) -> dict[int, VersionRange]:
@@ -253,7 +251,8 @@ def decode_api_versions_response(
     ``DecodeError`` when the bytes read at neither version, ``UnsupportedVersionError``
     when ``requested_version`` is not a version of ApiVersions in this package.
     """
-    low, high = ApiVersionsResponse.MIN_VERSION, ApiVersionsResponse.MAX_VERSION
+    response_class = _api_versions_response()
+    low, high = response_class.MIN_VERSION, response_class.MAX_VERSION
     if not low <= requested_version <= high:
         raise UnsupportedVersionError(
             f"ApiVersions has no version {requested_version} in this package "
@@ -267,7 +266,7 @@ def decode_api_versions_response(
             raise DecodeError(
                 f"{len(view)} bytes cannot hold a response header", 0, "ResponseHeader"
             )
-        correlation_id = _wire.INT32.unpack_from(view, 0)[0]
+        correlation_id = _INT32.unpack_from(view, 0)[0]
         pos = 4
     body = view[pos:]
     if len(body) < 2:
@@ -276,7 +275,7 @@ def decode_api_versions_response(
         )
     # The error code comes first at every version, so it can be read before the version
     # of the body is known: error 35 means the broker wrote a version 0 body (KIP-511).
-    error_code: int = _wire.INT16.unpack_from(body, 0)[0]
+    error_code: int = _INT16.unpack_from(body, 0)[0]
     # A broker that answers error 35 with a body of the requested version (not KIP-511's
     # version 0) is read too.
     attempts = [requested_version]
@@ -285,7 +284,7 @@ def decode_api_versions_response(
     first_error: DecodeError | None = None
     for version in attempts:
         try:
-            response = ApiVersionsResponse.decode(body, version)
+            response = response_class.decode(body, version)
         except DecodeError as exc:
             if first_error is None:
                 first_error = DecodeError(exc.reason, exc.offset + pos, exc.path)
@@ -298,10 +297,20 @@ def decode_api_versions_response(
     raise first_error
 
 
-def _retry_version(response: ApiVersionsResponse, requested_version: int) -> int | None:
+def _retry_version(response: Any, requested_version: int) -> int | None:
+    response_class = type(response)
     listed = broker_versions(response).get(API_VERSIONS_KEY, (0, 0))
-    ours = (ApiVersionsResponse.MIN_VERSION, min(ApiVersionsResponse.MAX_VERSION,
-                                                 requested_version - 1))
+    ours = (
+        response_class.MIN_VERSION,
+        min(response_class.MAX_VERSION, requested_version - 1),
+    )
     common = intersect(listed, ours)
     return None if common is None else common[1]
-{%- endif %}
+
+
+def _api_versions_response() -> Any:
+    """The package's ``ApiVersionsResponse`` (imported on first use)."""
+    entry = API_KEYS.get(API_VERSIONS_KEY)
+    if entry is None:
+        raise UnsupportedVersionError("this package was generated without ApiVersions")
+    return entry.response

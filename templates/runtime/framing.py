@@ -1,4 +1,3 @@
-{{ header }}
 """Whole request and response frames: header plus body, on both sides of a connection.
 
 A *frame* is what follows the 4-byte size prefix on the wire; ``add_size_prefix`` and
@@ -8,31 +7,34 @@ exactly one header and one body, nothing after them.
 
 from __future__ import annotations
 
-from . import _wire
+import struct
+
 from .errors import DecodeError, EncodeError, UnsupportedVersionError
 from .headers import RequestHeader, ResponseHeader
 from .registry import API_KEYS, request_header_version, response_header_version
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # names for annotations only: see _wire
+if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
     from typing import Any
 
-    from ._wire import Buffer
+    from ._plan import Buffer
 
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
 #: The largest frame a reader should accept by default (Kafka's socket.request.max.bytes).
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
 
 
 def add_size_prefix(frame: bytes) -> bytes:
     """Put the int32 size in front of a frame, as it goes on the wire."""
-    return _wire.INT32.pack(len(frame)) + frame
+    return _INT32.pack(len(frame)) + frame
 
 
 def strip_size_prefix(data: Buffer) -> Buffer:
     """The frame inside size-prefixed ``data``; the size must match exactly."""
     if len(data) < 4:
         raise DecodeError(f"{len(data)} bytes cannot hold a size prefix", 0, "size")
-    (size,) = _wire.INT32.unpack_from(data, 0)
+    (size,) = _INT32.unpack_from(data, 0)
     if size != len(data) - 4:
         raise DecodeError(f"size prefix says {size} bytes, {len(data) - 4} follow", 0, "size")
     return data[4:]
@@ -49,7 +51,7 @@ def split_frames(
     frames: list[bytes] = []
     pos = 0
     while len(data) - pos >= 4:
-        (size,) = _wire.INT32.unpack_from(data, pos)
+        (size,) = _INT32.unpack_from(data, pos)
         if size < 0 or size > max_frame_size:
             raise DecodeError(f"frame size {size} is outside 0..{max_frame_size}", pos, "size")
         if len(data) - pos - 4 < size:
@@ -64,8 +66,8 @@ def _api_version_of(frame: Buffer) -> tuple[int, int]:
         raise DecodeError(
             f"{len(frame)} bytes cannot hold an api key and version", 0, "RequestHeader"
         )
-    api_key: int = _wire.INT16.unpack_from(frame, 0)[0]
-    api_version: int = _wire.INT16.unpack_from(frame, 2)[0]
+    api_key: int = _INT16.unpack_from(frame, 0)[0]
+    api_version: int = _INT16.unpack_from(frame, 2)[0]
     return api_key, api_version
 
 

@@ -1,0 +1,121 @@
+# kafka-specgen runtime, copied verbatim into every generated package — do not edit
+"""``Struct``, the base of every generated class: encode, decode and JSON conversion, run
+by the runtime from the tables each generated module binds to its classes."""
+
+from __future__ import annotations
+
+from . import _json
+from ._diagnose import encode_error
+from ._read import decode as _decode
+from .errors import DecodeError, UnsupportedVersionError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping, TypeVar
+
+    from ._plan import Buffer, Plan
+
+    S = TypeVar("S", bound="Struct")
+
+
+class Codec:
+    """What the runtime knows of one generated class."""
+
+    __slots__ = ("name", "fields", "plans", "flexible")
+
+    def __init__(
+        self, name: str, fields: tuple[tuple[Any, ...], ...], plans: dict[int, Plan], flexible: bool
+    ) -> None:
+        self.name = name
+        self.fields = fields
+        """``(attr, json kind[, struct class])`` per field, for ``_json``."""
+        self.plans = plans
+        """Version -> the plan of that version (versions with one layout share a plan)."""
+        self.flexible = flexible
+        """Whether the class has ``unknown_tagged_fields`` (some version is flexible)."""
+
+    def plan(self, version: int) -> Plan:
+        plan = self.plans.get(version)
+        if plan is None:
+            raise UnsupportedVersionError(
+                f"{self.name} has no version {version} (versions: {_ranges(self.plans)})"
+            )
+        return plan
+
+
+CODECS: dict[type, Codec] = {}
+
+
+def bind(
+    cls: type,
+    fields: tuple[tuple[Any, ...], ...],
+    plans: dict[int, Plan],
+    *,
+    flexible: bool = False,
+) -> None:
+    """Give the runtime a generated class's tables (each generated module does this once
+    per class, at import)."""
+    CODECS[cls] = Codec(cls.__name__, fields, plans, flexible)
+
+
+class Struct:
+    """A Kafka message or struct: one dataclass covering every version of it.
+
+    Classes that are flexible in some version also have ``unknown_tagged_fields``: tagged
+    fields this package does not know, kept raw (``RawTaggedField``) and written back in
+    tag order. Classes with known tagged fields have ``tags_on_wire``: the known tags that
+    were present when the object was decoded, so re-encoding writes them back even when
+    they hold their default value (a message built in code omits a tagged field equal to
+    its default, as Kafka does).
+    """
+
+    __slots__ = ()
+
+    def encode(self, version: int) -> bytes:
+        """The bytes of this message or struct at ``version``."""
+        codec = CODECS[type(self)]
+        plan = codec.plan(version)
+        out = bytearray()
+        try:
+            plan.write(self, out)
+        except Exception as exc:  # noqa: BLE001 - named precisely below
+            raise encode_error(self, plan, exc, codec.name, version) from None
+        return bytes(out)
+
+    @classmethod
+    def decode(cls: type[S], data: Buffer, version: int) -> S:
+        """Decode a whole buffer (bytes, bytearray or memoryview) at ``version``; raises
+        ``DecodeError`` (with the offset and field path) on bad bytes, nothing else."""
+        codec = CODECS[cls]
+        plan = codec.plans.get(version)
+        if plan is None:
+            raise DecodeError(f"{codec.name} has no version {version}", 0, codec.name)
+        obj: S = _decode(data, 0, plan, codec.name, True)[0]
+        return obj
+
+    @classmethod
+    def decode_from(cls: type[S], data: Buffer, offset: int, version: int) -> tuple[S, int]:
+        """Decode from ``offset`` on; returns the value and the offset after it."""
+        codec = CODECS[cls]
+        plan = codec.plans.get(version)
+        if plan is None:
+            raise DecodeError(f"{codec.name} has no version {version}", offset, codec.name)
+        result: tuple[S, int] = _decode(data, offset, plan, codec.name, False)
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64, arrays as lists."""
+        codec = CODECS[type(self)]
+        return _json.to_dict(self, codec.fields, codec.flexible)
+
+    @classmethod
+    def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
+        """The inverse of ``to_dict``; missing keys take their defaults."""
+        codec = CODECS[cls]
+        obj: S = _json.from_dict(cls, data, codec.fields, codec.flexible)
+        return obj
+
+
+def _ranges(plans: dict[int, Any]) -> str:
+    versions = sorted(plans)
+    return f"{versions[0]}-{versions[-1]}" if versions else "none"

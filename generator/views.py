@@ -1,0 +1,681 @@
+"""Typed views: what the module template needs to know, worked out from models and plans.
+
+The template writes every character of code; these frozen records decide everything it
+branches on (an enum per choice, no dicts), and ``ModuleImports`` collects each name the
+code will use while the views are built, so a module imports exactly what it needs.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import uuid
+from dataclasses import dataclass, field, replace
+
+from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
+from .plan import FieldPlan, MessagePlans, StructPlan, version_ranges
+from .wiretypes import ARRAY_MIN_SIZE, WIRE_TYPES
+
+
+class Default(enum.Enum):
+    """What a field holds when nobody set it."""
+
+    NONE = "none"
+    EMPTY_ARRAY = "empty array"
+    STRUCT = "a fresh empty struct"
+    VALUE = "a literal value"
+
+
+class Store(enum.Enum):
+    """How a constructor stores a field's argument."""
+
+    AS_IS = "as is"
+    TUPLE = "as a tuple"
+    NULLABLE_TUPLE = "as a tuple, or None"
+    FRESH_STRUCT = "a fresh struct for the default marker"
+    TAGGED_STRUCT = "None for a struct equal to its default"
+
+
+class Step(enum.Enum):
+    """One step of a reader or writer."""
+
+    FIXED_RUN = "a run of fixed-size fields, one struct call"
+    BOOL = "a bool"
+    STRING = "a string or bytes field (helper functions)"
+    UUID = "a uuid"
+    STRUCT = "a struct"
+    FIXED_ARRAY = "an array of fixed-size items, one struct call"
+    ARRAY = "an array of strings, bytes or uuids"
+    STRUCT_ARRAY = "an array of structs"
+
+
+class ModuleImports:
+    """Names a module uses, by the module they come from; ``typing`` only for checkers."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, set[str]] = {}
+        self.type_only: dict[str, set[str]] = {}
+
+    def use(self, module: str, name: str) -> str:
+        self.names.setdefault(module, set()).add(name)
+        return name
+
+    def annotate(self, module: str, name: str) -> str:
+        """A name only annotations use: imported for type checkers alone."""
+        self.type_only.setdefault(module, set()).add(name)
+        return name
+
+    def lines(self, names: dict[str, set[str]]) -> list[tuple[str, str]]:
+        """``(module, "a, b")`` pairs, stdlib first, then this package's own modules."""
+        stdlib = sorted(m for m in names if not m.startswith("."))
+        local = sorted(m for m in names if m.startswith("."))
+        return [(m, ", ".join(sorted(names[m]))) for m in (*stdlib, *local)]
+
+    @property
+    def runtime(self) -> list[tuple[str, str]]:
+        return self.lines({m: n for m, n in self.names.items() if m != "struct"})
+
+    @property
+    def checking(self) -> list[tuple[str, str]]:
+        only = {m: n - self.names.get(m, set()) for m, n in self.type_only.items()}
+        return self.lines({m: n for m, n in only.items() if n})
+
+
+@dataclass(frozen=True)
+class FieldView:
+    """One attribute of a generated class (the union of all versions)."""
+
+    attr: str
+    annotation: str
+    param: str
+    """The constructor parameter's annotation (arrays take any iterable)."""
+    default: Default
+    literal: str
+    """The default as an expression (``0``, ``()``, ``None``, ``_X_DEFAULT``, ...)."""
+    store: Store
+    struct_class: str
+    doc: str
+    empty_const: str
+    """``_X_DEFAULT``: a shared empty struct to compare against (struct fields only)."""
+
+    @property
+    def is_bool_literal(self) -> bool:
+        return self.literal in ("True", "False")
+
+
+@dataclass(frozen=True)
+class MessageFacts:
+    api_key: int | None
+    min_version: int
+    max_version: int
+    flexible_min: int | None
+    latest_version_unstable: bool
+
+
+@dataclass(frozen=True)
+class ClassView:
+    class_name: str
+    doc: str
+    facts: MessageFacts | None
+    fields: tuple[FieldView, ...]
+    has_unknown_tags: bool
+    has_known_tags: bool
+    json_fields: tuple[tuple[str, str, str], ...]
+    """``(attr, json kind, struct class or "")`` for ``_json``."""
+    versions: tuple[tuple[int, str], ...]
+    """Version -> plan constant."""
+    default_const: str
+    """``_X_DEFAULT`` if some field compares against an empty instance, else empty."""
+
+
+@dataclass(frozen=True)
+class StepView:
+    step: Step
+    attrs: tuple[str, ...]
+    """The field (one) or the run of fields (FIXED_RUN)."""
+    format: str = ""
+    """FIXED_RUN: the struct format letters (without ``>``)."""
+    size: int = 0
+    reader: str = ""
+    """A helper of ``_read`` (strings, counts, fixed arrays), or a child reader."""
+    writer: str = ""
+    """A helper of ``_write``, or a child writer."""
+    element_reader: str = ""
+    element_writer: str = ""
+    items: str = ""
+    """FIXED_ARRAY: the ``FixedItems`` of ``_read``; ``packer``: the ``FixedPacker``."""
+    packer: str = ""
+    nullable: bool = False
+    compact: bool = False
+    tagged_elsewhere: bool = False
+    """A struct field tagged in other versions: None stands for its default here."""
+    empty_const: str = ""
+    zero_size_items: bool = False
+    """Array items may take no bytes: the count must be checked against what is left."""
+    null_check: bool = False
+    """The field is nullable in other versions, not here: None is refused by name."""
+
+    @property
+    def attr(self) -> str:
+        return self.attrs[0]
+
+
+@dataclass(frozen=True)
+class GuardView:
+    """A field this version lacks: writing it is refused unless it holds its default."""
+
+    attr: str
+    default: Default
+    literal: str
+    nullable_array: bool
+
+
+@dataclass(frozen=True)
+class PlanView:
+    const: str
+    function: str
+    class_name: str
+    struct_name: str
+    version_label: str
+    plural: bool
+    flexible: bool
+    has_tagged: bool
+    defaults: tuple[tuple[str, Default, str, str], ...]
+    """``(attr, default, literal, struct class)`` the reader sets before reading."""
+    steps: tuple[StepView, ...]
+    guards: tuple[GuardView, ...]
+    refuse_unknown_tags: bool
+    """A classic version of a class that is flexible elsewhere: unknown tags are refused."""
+    fields: tuple[tuple[str, str, str], ...]
+    """``(attr, wire kind, child plan const or "")`` of the regular fields."""
+    tagged: tuple[tuple[int, str, str, str], ...]
+    invalid_tags: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ModuleView:
+    header: str
+    doc: str
+    imports: ModuleImports
+    formats: tuple[str, ...]
+    """Struct formats with module-level bound ``unpack_from`` / ``pack`` methods."""
+    unpacks: frozenset[str]
+    packs: frozenset[str]
+    classes: tuple[ClassView, ...]
+    plans: tuple[PlanView, ...]
+
+
+_FIXED_ITEMS = {
+    "bool": "BOOLS",
+    "int8": "INT8S",
+    "int16": "INT16S",
+    "int32": "INT32S",
+    "int64": "INT64S",
+    "uint16": "UINT16S",
+    "uint32": "UINT32S",
+    "float64": "FLOAT64S",
+}
+
+
+@dataclass
+class ModuleBuilder:
+    """Builds the ``ModuleView`` of one module from the plans of its messages."""
+
+    plans: list[MessagePlans]
+    imports: ModuleImports = field(default_factory=ModuleImports)
+    formats: set[str] = field(default_factory=set)
+    unpacks: set[str] = field(default_factory=set)
+    packs: set[str] = field(default_factory=set)
+    default_consts: set[str] = field(default_factory=set)
+
+    def build(self, header: str, doc: str) -> ModuleView:
+        # Leaves first, each message after its structs: a class exists before a default
+        # (or a constant) uses it.
+        classes = tuple(
+            self.class_view(mp, struct)
+            for mp in self.plans
+            for struct in (*mp.message.structs, mp.message.root)
+        )
+        plans = tuple(self.plan_view(mp, plan) for mp in self.plans for plan in mp.plans)
+        self.imports.use("dataclasses", "dataclass")
+        self.imports.use("._codec", "bind")
+        self.imports.use("._plan", "Plan")
+        if self.formats:
+            self.imports.use("struct", "struct")
+        # A class's empty instance is emitted only where something compares against it.
+        classes = tuple(
+            c if c.default_const in self.default_consts else replace(c, default_const="")
+            for c in classes
+        )
+        return ModuleView(
+            header=header,
+            doc=doc,
+            imports=self.imports,
+            formats=tuple(sorted(self.formats)),
+            unpacks=frozenset(self.unpacks),
+            packs=frozenset(self.packs),
+            classes=classes,
+            plans=plans,
+        )
+
+    # --- classes -----------------------------------------------------------------------
+
+    def class_view(self, mp: MessagePlans, struct: Struct) -> ClassView:
+        message = mp.message
+        is_message = struct is message.root
+        versions = mp.struct_versions.get(struct.name, {})
+        known_tags = any(plan.tagged for plan in versions.values())
+        flexible = any(plan.flexible for plan in versions.values())
+        self.imports.use("._codec", "Struct")
+        if flexible:
+            self.imports.annotate("._plan", "RawTaggedField")
+            self.imports.annotate("collections.abc", "Iterable")
+        if known_tags:
+            self.imports.use("._plan", "NO_TAGS")
+            self.imports.use("dataclasses", "field")
+        facts = None
+        if is_message:
+            self.imports.annotate("typing", "ClassVar")
+            flexible_versions = message.flexible_versions.intersect(message.valid_versions)
+            facts = MessageFacts(
+                api_key=message.api_key,
+                min_version=message.valid_versions.lo,
+                max_version=message.valid_versions.hi,
+                flexible_min=None if flexible_versions.empty else flexible_versions.lo,
+                latest_version_unstable=message.latest_version_unstable,
+            )
+        fields = tuple(self.field_view(message, f) for f in struct.fields)
+        class_name = message.class_name(struct)
+        return ClassView(
+            class_name=class_name,
+            doc=message_doc(message) if is_message else struct_doc(struct, versions),
+            facts=facts,
+            fields=fields,
+            has_unknown_tags=flexible,
+            has_known_tags=known_tags,
+            json_fields=tuple(self.json_field(message, f) for f in struct.fields),
+            versions=tuple(sorted((v, plan_const(plan)) for v, plan in versions.items())),
+            default_const=default_const(class_name),
+        )
+
+    def json_field(self, message: Message, f: Field) -> tuple[str, str, str]:
+        element = f.type.element or f.type
+        if element.is_struct:
+            kind = "struct"
+        else:
+            kind = {"bytes": "bytes", "records": "bytes", "uuid": "uuid"}.get(element.text, "value")
+        struct_class = message.class_name(f.struct) if f.struct is not None else ""
+        return f.attr, ("[]" if f.type.is_array else "") + kind, struct_class
+
+    def field_view(self, message: Message, f: Field) -> FieldView:
+        element = f.type.element or f.type
+        struct_class = message.class_name(f.struct) if f.struct is not None else ""
+        if f.struct is not None:
+            python = struct_class
+        else:
+            python = WIRE_TYPES[element.text].python
+            if python == "UUID":
+                self.imports.use("uuid", "UUID")
+        tagged_struct = tagged_somewhere(f) and f.type.is_struct
+        nullable = is_nullable_anywhere(f) or tagged_struct
+        annotation = f"tuple[{python}, ...]" if f.type.is_array else python
+        param = f"Iterable[{python}]" if f.type.is_array else python
+        if f.type.is_array:
+            self.imports.annotate("collections.abc", "Iterable")
+        if nullable:
+            annotation += " | None"
+            param += " | None"
+        default, literal = self.default(f, struct_class)
+        empty = ""
+        if f.type.is_struct:
+            empty = default_const(struct_class)
+        if f.type.is_array:
+            store = Store.NULLABLE_TUPLE if nullable else Store.TUPLE
+        elif tagged_struct:
+            store = Store.TAGGED_STRUCT
+            self.default_consts.add(empty)
+        elif default is Default.STRUCT:
+            store = Store.FRESH_STRUCT
+            self.default_consts.add(empty)
+        else:
+            store = Store.AS_IS
+        return FieldView(
+            attr=f.attr,
+            annotation=annotation,
+            param=param,
+            default=default,
+            literal=literal,
+            store=store,
+            struct_class=struct_class,
+            doc=field_doc(f),
+            empty_const=empty,
+        )
+
+    def default(self, f: Field, struct_class: str) -> tuple[Default, str]:
+        value = f.default
+        if value is None or (tagged_somewhere(f) and f.type.is_struct):
+            return Default.NONE, "None"
+        if isinstance(value, list):
+            return Default.EMPTY_ARRAY, "()"
+        if value is EMPTY_STRUCT:
+            return Default.STRUCT, default_const(struct_class)
+        if isinstance(value, uuid.UUID):
+            if value.int == 0:
+                return Default.VALUE, self.imports.use("._read", "ZERO_UUID")
+            self.imports.use("uuid", "UUID")
+            return Default.VALUE, f"UUID({str(value)!r})"
+        return Default.VALUE, pylit(value)
+
+    # --- plans -------------------------------------------------------------------------
+
+    def plan_view(self, mp: MessagePlans, plan: StructPlan) -> PlanView:
+        message = mp.message
+        versions = mp.struct_versions.get(plan.struct.name, {})
+        class_flexible = any(p.flexible for p in versions.values())
+        class_tagged = any(p.tagged for p in versions.values())
+        on_wire = {fp.field.name for fp in plan.regular}
+        defaults = []
+        for f in plan.struct.fields:
+            if f.name not in on_wire:
+                default, literal = self.default(f, _struct_class(message, f))
+                defaults.append((f.attr, default, literal, _struct_class(message, f)))
+        if class_flexible:
+            defaults.append(("unknown_tagged_fields", Default.EMPTY_ARRAY, "()", ""))
+        if class_tagged:
+            defaults.append(("tags_on_wire", Default.VALUE, "NO_TAGS", ""))
+        if plan.flexible:
+            if plan.tagged:
+                self.imports.use("._read", "read_tags")
+                self.imports.use("._write", "write_tags")
+            else:
+                self.imports.use("._read", "read_tags")
+                self.imports.use("._write", "write_unknown_tags")
+        guards = tuple(self.guard(message, f) for f in plan.guarded)
+        refuse = class_flexible and not plan.flexible
+        if refuse:
+            self.imports.use("._write", "tags_in_plain_version")
+        return PlanView(
+            const=plan_const(plan),
+            function=plan.function,
+            class_name=message.class_name(plan.struct),
+            struct_name=plan.struct.name,
+            version_label=plan.version_label,
+            plural=len(plan.versions) > 1,
+            flexible=plan.flexible,
+            has_tagged=bool(plan.tagged),
+            defaults=tuple(defaults),
+            steps=self.steps(message, plan.regular),
+            guards=guards,
+            refuse_unknown_tags=refuse,
+            fields=tuple(
+                (fp.field.attr, wire_kind(fp), plan_const(fp.child) if fp.child else "")
+                for fp in plan.regular
+            ),
+            tagged=tuple(
+                (
+                    fp.field.tag or 0,
+                    fp.field.attr,
+                    wire_kind(fp),
+                    plan_const(fp.child) if fp.child else "",
+                )
+                for fp in plan.tagged
+            ),
+            invalid_tags=plan.invalid_tags,
+        )
+
+    def zero_size(self, child: StructPlan) -> bool:
+        if min_struct_size(child) > 0:
+            return False
+        self.imports.use("._read", "fail")
+        return True
+
+    def guard(self, message: Message, f: Field) -> GuardView:
+        self.imports.use("._write", "absent_field")
+        default, literal = self.default(f, _struct_class(message, f))
+        if default is Default.STRUCT:
+            self.default_consts.add(literal)
+        return GuardView(
+            attr=f.attr,
+            default=default,
+            literal=literal,
+            nullable_array=f.type.is_array and is_nullable_anywhere(f),
+        )
+
+    def steps(self, message: Message, regular: tuple[FieldPlan, ...]) -> tuple[StepView, ...]:
+        """Regular fields in wire order; each run of fixed-size fields (even of one) is one
+        call of a module-level bound ``struct`` method."""
+        steps: list[StepView] = []
+        run: list[FieldPlan] = []
+
+        def flush() -> None:
+            if run:
+                fmt = "".join(WIRE_TYPES[fp.field.type.text].struct_code or "" for fp in run)
+                self.formats.add(fmt)
+                self.unpacks.add(fmt)
+                self.packs.add(fmt)
+                steps.append(
+                    StepView(
+                        Step.FIXED_RUN,
+                        tuple(fp.field.attr for fp in run),
+                        format=fmt,
+                        size=sum(WIRE_TYPES[fp.field.type.text].size for fp in run),
+                    )
+                )
+            run.clear()
+
+        for fp in regular:
+            wire = WIRE_TYPES.get(fp.field.type.text)
+            # Bools stay out of runs: they are written through a checked lookup.
+            if wire is not None and wire.fixed and wire.name != "bool":
+                run.append(fp)
+                continue
+            flush()
+            steps.append(self.step(message, fp))
+        flush()
+        return tuple(steps)
+
+    def step(self, message: Message, fp: FieldPlan) -> StepView:
+        view = self.value_step(message, fp)
+        if is_nullable_anywhere(fp.field) and not fp.nullable and not view.tagged_elsewhere:
+            self.imports.use("._write", "null_field")
+            return replace(view, null_check=True)
+        return view
+
+    def value_step(self, message: Message, fp: FieldPlan) -> StepView:
+        f = fp.field
+        ftype = f.type
+        compact = "compact_" if fp.compact else ""
+        nullable = "nullable_" if fp.nullable else ""
+        if ftype.text == "bool":
+            self.imports.use("._write", "BOOL_BYTES")
+            return StepView(Step.BOOL, (f.attr,))
+        if ftype.text in ("string", "bytes", "records"):
+            kind = "string" if ftype.text == "string" else "bytes"
+            return StepView(
+                Step.STRING,
+                (f.attr,),
+                reader=self.imports.use("._read", f"read_{compact}{nullable}{kind}"),
+                writer=self.imports.use("._write", f"write_{compact}{nullable}{kind}"),
+            )
+        if ftype.text == "uuid":
+            self.imports.use("._read", "read_uuid")
+            return StepView(Step.UUID, (f.attr,))
+        if ftype.is_struct:
+            assert fp.child is not None
+            tagged_elsewhere = tagged_somewhere(f)
+            empty = default_const(message.class_name(f.struct)) if f.struct else ""
+            if tagged_elsewhere:
+                self.default_consts.add(empty)
+            return StepView(
+                Step.STRUCT,
+                (f.attr,),
+                reader=f"_read_{fp.child.function}",
+                writer=f"_write_{fp.child.function}",
+                nullable=fp.nullable,
+                tagged_elsewhere=tagged_elsewhere,
+                empty_const=empty,
+            )
+        element = ftype.element
+        assert element is not None
+        wire = WIRE_TYPES.get(element.text)
+        if wire is not None and wire.fixed:
+            return StepView(
+                Step.FIXED_ARRAY,
+                (f.attr,),
+                reader=self.imports.use("._read", f"read_{compact}{nullable}fixed_array"),
+                writer=self.imports.use("._write", f"write_{compact}fixed_array"),
+                items=self.imports.use("._read", _FIXED_ITEMS[element.text]),
+                packer=self.imports.use("._write", "PACK_" + _FIXED_ITEMS[element.text]),
+                nullable=fp.nullable,
+                compact=fp.compact,
+            )
+        counter = self.imports.use("._read", f"read_{compact}{nullable}count")
+        self.imports.use("._write", f"write_{compact}count")
+        if element.is_struct:
+            assert fp.child is not None
+            return StepView(
+                Step.STRUCT_ARRAY,
+                (f.attr,),
+                reader=counter,
+                element_reader=f"_read_{fp.child.function}",
+                element_writer=f"_write_{fp.child.function}",
+                nullable=fp.nullable,
+                compact=fp.compact,
+                zero_size_items=self.zero_size(fp.child),
+            )
+        if element.text == "uuid":
+            self.imports.use("._read", "read_uuid")
+            element_reader, element_writer = "read_uuid", ""
+        else:
+            kind = "string" if element.text == "string" else "bytes"
+            element_reader = self.imports.use("._read", f"read_{compact}{kind}")
+            element_writer = self.imports.use("._write", f"write_{compact}{kind}")
+        return StepView(
+            Step.ARRAY,
+            (f.attr,),
+            reader=counter,
+            element_reader=element_reader,
+            element_writer=element_writer,
+            nullable=fp.nullable,
+            compact=fp.compact,
+        )
+
+
+def _struct_class(message: Message, f: Field) -> str:
+    return message.class_name(f.struct) if f.struct is not None else ""
+
+
+def default_const(class_name: str) -> str:
+    """The module constant holding an empty instance of ``class_name`` (compared against,
+    never handed out, so never changed)."""
+    return f"_{snake_case(class_name).upper()}_DEFAULT"
+
+
+def plan_const(plan: StructPlan) -> str:
+    return f"_{plan.function.upper()}"
+
+
+def tagged_somewhere(f: Field) -> bool:
+    return f.tag is not None and bool(f.tagged_versions.intersect(f.versions))
+
+
+def is_nullable_anywhere(f: Field) -> bool:
+    return bool(f.nullable_versions.intersect(f.versions)) or f.default is None
+
+
+def wire_kind(fp: FieldPlan) -> str:
+    """The plan table's kind string: ``[c][[]]type[?]`` (see the runtime's ``_plan``)."""
+    ftype = fp.field.type
+    element = ftype.element or ftype
+    name = "struct" if element.is_struct else element.text
+    # Only lengths and counts have a compact form; fixed-size values and structs do not.
+    has_length = ftype.is_array or name in ("string", "bytes", "records")
+    return (
+        ("c" if fp.compact and has_length else "")
+        + ("[]" if ftype.is_array else "")
+        + name
+        + ("?" if fp.nullable else "")
+    )
+
+
+def min_size(type_text: str, compact: bool, child: StructPlan | None) -> int:
+    """The fewest bytes one non-null value of this type takes (a bound for count checks)."""
+    wire = WIRE_TYPES.get(type_text)
+    if wire is not None:
+        return wire.min_size(compact)
+    if type_text.startswith("[]"):
+        return ARRAY_MIN_SIZE[compact]
+    assert child is not None, type_text
+    return min_struct_size(child)
+
+
+def min_struct_size(plan: StructPlan) -> int:
+    size = sum(
+        1 if fp.nullable else min_size(fp.field.type.text, fp.compact, fp.child)
+        for fp in plan.regular
+    )
+    return size + (1 if plan.flexible else 0)
+
+
+def pylit(value: object) -> str:
+    """A Python literal for a default or a table (never raw spec text)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'
+    if isinstance(value, (bool, int, float, str, bytes)) or value is None:
+        return repr(value)
+    if isinstance(value, tuple):
+        items = ", ".join(pylit(item) for item in value)
+        return f"({items},)" if len(value) == 1 else f"({items})"
+    raise TypeError(f"no literal for {value!r}")
+
+
+# --- docstrings ------------------------------------------------------------------------
+
+
+def version_facts(f: Field) -> str:
+    facts = [f"Versions: {f.versions}."]
+    if f.nullable_versions.intersect(f.versions):
+        facts.append(f"Nullable: {f.nullable_versions.intersect(f.versions)}.")
+    if f.tag is not None:
+        facts.append(f"Tagged: {f.tagged_versions} (tag {f.tag}).")
+    if f.ignorable:
+        facts.append("Ignorable.")
+    if f.map_key:
+        facts.append("Map key.")
+    if f.entity_type and f.entity_type != "unknown":
+        facts.append(f"Entity: {f.entity_type}.")
+    return " ".join(facts)
+
+
+def field_doc(f: Field) -> str:
+    about = f.about.strip()
+    return f"{about}\n\n{version_facts(f)}" if about else version_facts(f)
+
+
+def struct_doc(struct: Struct, versions: dict[int, StructPlan]) -> str:
+    about = struct.about.strip()
+    label = version_ranges(sorted(versions)) if versions else "none"
+    facts = f"Occurs in versions: {label}."
+    return f"{about}\n\n{facts}" if about else f"Struct {struct.name}.\n\n{facts}"
+
+
+def message_doc(message: Message) -> str:
+    flexible = message.flexible_versions.intersect(message.valid_versions)
+    if message.api_key is not None and message.type in ("request", "response"):
+        title = f"The {message.type} of {message.api_name} (api key {message.api_key})."
+    elif message.type == "header":
+        title = f"The {message.name[: -len('Header')].lower()} header."
+    else:
+        title = f"{message.name}: a {message.type} record" + (
+            f" (api key {message.api_key})." if message.api_key is not None else "."
+        )
+    facts = [
+        f"Valid versions: {message.valid_versions}.",
+        f"Flexible versions: {flexible if flexible else 'none'}.",
+    ]
+    if message.deprecated_versions:
+        facts.append(f"Deprecated versions: {message.deprecated_versions}.")
+    if message.latest_version_unstable:
+        facts.append(f"Version {message.valid_versions.hi} is unstable upstream.")
+    notes = f"{message.notes}\n\n" if message.notes else ""
+    return f"{title}\n\n{notes}" + " ".join(facts) + f"\n\nSpec: {message.source}"

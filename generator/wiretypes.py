@@ -1,0 +1,81 @@
+"""The one table of what the generator knows about each primitive wire type.
+
+The model checks types, nullability and defaults against it; the views take struct codes,
+sizes and Python types from it; the Spark schemas take their column types from it. The
+runtime of a generated package implements the same types in code (``_read``, ``_write``);
+``tests/test_wiretypes.py`` holds the two sides to each other.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WireType:
+    """One primitive type of the spec language (``int32``, ``string``, ...)."""
+
+    name: str
+    python: str
+    """The Python type of a value, as written in annotations."""
+    default: Any
+    """The value of a field with no ``default`` in its spec (nullable ``records``: None)."""
+    spark: str
+    """The Spark SQL column type (Spark has no unsigned or UUID types: widened or text)."""
+    json: str
+    """How ``to_dict`` writes a value: ``value`` (as is), ``base64`` or ``uuid``."""
+    struct_code: str | None = None
+    """The ``struct`` format letter of a fixed-size type (big-endian); None if variable."""
+    size: int = 0
+    """Bytes of a fixed-size value; 0 for variable-size types."""
+    classic_min: int = 0
+    """Fewest bytes of one non-null value in a classic (non-flexible) version."""
+    compact_min: int = 0
+    """Fewest bytes of one non-null value in a compact (flexible) version."""
+    nullable: bool = False
+    """Whether a field of this type may be nullable."""
+    int_range: tuple[int, int] | None = None
+    """The value range of an integer type."""
+
+    @property
+    def fixed(self) -> bool:
+        return self.struct_code is not None
+
+    def min_size(self, compact: bool) -> int:
+        return self.compact_min if compact else self.classic_min
+
+
+def _int(name: str, code: str, size: int, lo: int, hi: int, spark: str) -> WireType:
+    return WireType(
+        name, "int", 0, spark, "value", code, size, size, size, int_range=(lo, hi)
+    )
+
+
+WIRE_TYPES: dict[str, WireType] = {
+    t.name: t
+    for t in (
+        WireType("bool", "bool", False, "boolean", "value", "?", 1, 1, 1),
+        _int("int8", "b", 1, -(2**7), 2**7 - 1, "byte"),
+        _int("int16", "h", 2, -(2**15), 2**15 - 1, "short"),
+        _int("int32", "i", 4, -(2**31), 2**31 - 1, "integer"),
+        _int("int64", "q", 8, -(2**63), 2**63 - 1, "long"),
+        _int("uint16", "H", 2, 0, 2**16 - 1, "integer"),
+        _int("uint32", "I", 4, 0, 2**32 - 1, "long"),
+        WireType("float64", "float", 0.0, "double", "value", "d", 8, 8, 8),
+        # A length (int16 / uvarint) and UTF-8 bytes.
+        WireType("string", "str", "", "string", "value", None, 0, 2, 1, nullable=True),
+        # A length (int32 / uvarint) and raw bytes; ``records`` holds record batches.
+        WireType("bytes", "bytes", b"", "binary", "base64", None, 0, 4, 1, nullable=True),
+        WireType("records", "bytes", b"", "binary", "base64", None, 0, 4, 1, nullable=True),
+        WireType("uuid", "UUID", uuid.UUID(int=0), "string", "uuid", None, 16, 16, 16),
+    )
+}
+"""Primitive type name -> its facts. Anything else in a spec is an array or a struct."""
+
+INT_RANGES: dict[str, tuple[int, int]] = {
+    name: t.int_range for name, t in WIRE_TYPES.items() if t.int_range is not None
+}
+#: An array's count: int32 (classic) or uvarint (compact); also its fewest bytes.
+ARRAY_MIN_SIZE = {False: 4, True: 1}
