@@ -2,33 +2,37 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+SPECGEN := $(PY) -m kafka_specgen.cli
 SPECS ?= specs
 OUT := generated
 PACKAGE := kafka_messages
 
-.PHONY: setup generate check test lint clean fuzz regen-check capture
+.PHONY: help setup generate check test lint clean fuzz regen-check capture
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
 
 # The venv is rebuilt when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,spark]'
+	$(PY) -m pip install --quiet -e '.[dev,spark,accel]'
 	touch $@
 
 setup: $(VENV)/.installed ## create .venv with the generator and test tools
 
 generate: $(VENV)/.installed ## generate generated/kafka_messages from specs/ (or SPECS=...)
-	$(PY) -m generator.cli generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE)
+	$(SPECGEN) generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE)
 
 check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
-	$(PY) -m generator.cli generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE) --check
+	$(SPECGEN) generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE) --check
 
-test: $(VENV)/.installed ## run every test
+test: $(VENV)/.installed ## run every test (Spark, live broker and browser tests included)
 	$(PY) -m pytest -q
 
-lint: $(VENV)/.installed ## black and mypy on the generator, mypy --strict on the generated package
-	$(PY) -m black --check generator tests pipeline bench tools
-	$(PY) -m mypy generator
+lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool, the runtime sources and the generated package
+	$(PY) -m black --check generator tests pipeline bench tools templates
+	$(PY) -m mypy generator pipeline tools
 	cd $(OUT) && ../$(PY) -m mypy --strict $(PACKAGE)
 
 fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,000,000); prints counts
@@ -36,7 +40,7 @@ fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,0
 
 regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder, diff against generated/, print the changelog
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
-	$(PY) -m generator.cli generate --specs $(SPECS) --out "$$tmp" --package $(PACKAGE) && \
+	$(SPECGEN) generate --specs $(SPECS) --out "$$tmp" --package $(PACKAGE) && \
 	echo "== generated code: $(OUT)/$(PACKAGE) -> fresh generation from $(SPECS) ==" && \
 	if diff -ruN -x __pycache__ $(OUT)/$(PACKAGE) "$$tmp/$(PACKAGE)" > "$$tmp/code.diff"; then \
 		echo "no change"; \
@@ -51,26 +55,26 @@ regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder,
 		$(if $(REGEN_DIFF),cp "$$tmp/code.diff" "$(REGEN_DIFF)";) \
 	fi && \
 	echo "== changelog: $(or $(BASE_SPECS),specs) -> $(SPECS) ==" && \
-	$(PY) -m generator.cli diff $(or $(BASE_SPECS),specs) $(SPECS) --format $(or $(DIFF_FORMAT),text)
+	$(SPECGEN) diff $(or $(BASE_SPECS),specs) $(SPECS) --format $(or $(DIFF_FORMAT),text)
 
 capture: $(VENV)/.installed ## record tests/golden/ (Tansu + real clients through `kafka-specgen capture`)
 	$(PY) tools/record_golden.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis build
 
 .PHONY: pipeline bench-pipeline
-# The golden captures use ~30 APIs; the repo's own package has 3, so by default decode them
+# The golden captures use ~30 APIs; the repo's own specs have 3, so by default decode them
 # with the Kafka 4.x-era specs shipped inside kafka-python (installed by the dev extra).
 KAFKA_PYTHON_SPECS = $(shell $(PY) -c "import kafka, pathlib; print(pathlib.Path(kafka.__file__).parent / 'protocol/schemas/resources')" 2>/dev/null)
 pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT (PIPELINE_SPECS=... to decode with other specs)
-	$(PY) -m generator.cli pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(KAFKA_PYTHON_SPECS))
+	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(KAFKA_PYTHON_SPECS))
 
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
 
-.PHONY: bench bench-codecs compiled test-compiled
-bench: bench-codecs bench-pipeline ## both benchmarks: the codecs beside the peers, then the Spark pipeline
+.PHONY: bench bench-codecs bench-records compiled test-compiled
+bench: bench-codecs bench-records bench-pipeline ## every benchmark: codecs and record batches beside the peers, then the Spark pipeline
 
 bench-codecs: $(VENV)/.installed ## codec benchmark, pure-Python and mypyc builds, beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ..." or "--no-compiled")
 	$(PY) bench/run.py $(BENCH_ARGS)

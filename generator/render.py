@@ -25,7 +25,9 @@ from .views import ModuleBuilder, pylit
 TEMPLATES = package_folder("templates")
 RUNTIME = TEMPLATES / "runtime"
 #: The first line of every runtime module copied into a package.
-RUNTIME_HEADER = "# kafka-specgen runtime, copied verbatim into every generated package — do not edit\n"
+RUNTIME_HEADER = (
+    "# kafka-specgen runtime, copied verbatim into every generated package — do not edit\n"
+)
 #: Runtime modules a package gets only when it has the request and response headers.
 FRAMING_MODULES = frozenset({"framing"})
 #: Rendered modules that are not one API each.

@@ -14,26 +14,10 @@ struct.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .model import FieldType, Message, Struct
-
-SPARK_PRIMITIVES = {
-    "bool": "boolean",
-    "int8": "byte",
-    "int16": "short",
-    "int32": "integer",
-    "int64": "long",
-    "uint16": "integer",  # widened: Spark has no unsigned types
-    "uint32": "long",  # widened
-    "float64": "double",
-    "string": "string",
-    "bytes": "binary",
-    "records": "binary",
-    "uuid": "string",  # Kafka's base64 text of the 16 bytes
-}
-
+from .wiretypes import WIRE_TYPES
 
 def column(name: str, spark_type: Any) -> dict[str, Any]:
     return {"name": name, "type": spark_type, "nullable": True, "metadata": {}}
@@ -59,7 +43,7 @@ def field_type(ftype: FieldType, struct: Struct | None) -> Any:
     if ftype.is_struct:
         assert struct is not None, f"struct {ftype.text} not resolved"
         return struct_type(struct)
-    return SPARK_PRIMITIVES[ftype.text]
+    return WIRE_TYPES[ftype.text].spark
 
 
 def struct_type(struct: Struct) -> dict[str, Any]:
@@ -70,43 +54,3 @@ def struct_type(struct: Struct) -> dict[str, Any]:
 def spark_schemas(messages: list[Message]) -> dict[str, dict[str, Any]]:
     """Message name -> its ``StructType`` JSON dict, sorted by name."""
     return {m.name: struct_type(m.root) for m in sorted(messages, key=lambda m: m.name)}
-
-
-def assignment(target: str, value: Any, width: int = 100) -> str:
-    """``target`` followed by a Python literal of ``value`` (a schema: dicts, lists, str,
-    bool), laid out as black lays it out at line length ``width``. Black then has nothing to
-    split: on the trunk corpus it formats this module in half the time."""
-    return target + _layout(value, 0, len(target), 0, width)
-
-
-def _flat(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_flat(k)}: {_flat(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_flat(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, str):
-        # Names and type names: double quotes as black writes them; anything else repr.
-        return f'"{value}"' if re.fullmatch(r"[\w.]*", value, re.ASCII) else repr(value)
-    raise TypeError(f"no literal for {value!r}")
-
-
-def _layout(value: Any, indent: int, before: int, after: int, width: int) -> str:
-    """``value`` on one line if it fits between ``before`` and ``after`` characters of the
-    line (indented ``indent``), else one item per line with trailing commas. A lone item
-    that is itself a collection is split without a comma, as black does."""
-    flat = _flat(value)
-    fits = indent + before + len(flat) + after <= width
-    if fits or not isinstance(value, (dict, list)) or not value:  # "{}" cannot be split
-        return flat
-    pad = " " * (indent + 4)
-    if isinstance(value, dict):
-        lines = [
-            f"{pad}{_flat(k)}: {_layout(v, indent + 4, len(_flat(k)) + 2, 1, width)},"
-            for k, v in value.items()
-        ]
-        return "{\n" + "\n".join(lines) + "\n" + " " * indent + "}"
-    comma = "" if len(value) == 1 and isinstance(value[0], (dict, list)) else ","
-    lines = [f"{pad}{_layout(v, indent + 4, 0, len(comma), width)}{comma}" for v in value]
-    return "[\n" + "\n".join(lines) + "\n" + " " * indent + "]"

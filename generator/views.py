@@ -316,7 +316,7 @@ class ModuleBuilder:
             python = WIRE_TYPES[element.text].python
             if python == "UUID":
                 self.imports.use("uuid", "UUID")
-        tagged_struct = tagged_somewhere(f) and f.type.is_struct
+        tagged_struct = absent_is_none(f)
         nullable = is_nullable_anywhere(f) or tagged_struct
         annotation = f"tuple[{python}, ...]" if f.type.is_array else python
         param = f"Iterable[{python}]" if f.type.is_array else python
@@ -353,7 +353,7 @@ class ModuleBuilder:
 
     def default(self, f: Field, struct_class: str) -> tuple[Default, str]:
         value = f.default
-        if value is None or (tagged_somewhere(f) and f.type.is_struct):
+        if value is None or absent_is_none(f):
             return Default.NONE, "None"
         if isinstance(value, list):
             return Default.EMPTY_ARRAY, "()"
@@ -502,7 +502,7 @@ class ModuleBuilder:
             return StepView(Step.UUID, (f.attr,))
         if ftype.is_struct:
             assert fp.child is not None
-            tagged_elsewhere = tagged_somewhere(f)
+            tagged_elsewhere = absent_is_none(f)
             empty = default_const(message.class_name(f.struct)) if f.struct else ""
             if tagged_elsewhere:
                 self.default_consts.add(empty)
@@ -575,8 +575,13 @@ def plan_const(plan: StructPlan) -> str:
     return f"_{plan.function.upper()}"
 
 
-def tagged_somewhere(f: Field) -> bool:
-    return f.tag is not None and bool(f.tagged_versions.intersect(f.versions))
+def absent_is_none(f: Field) -> bool:
+    """A tagged struct field whose absence is None: no default struct is built per decode.
+    Not so for a nullable one with a struct default, where None is a value of its own (a
+    null marker on the wire) and absence means the default struct, as in Kafka."""
+    if f.tag is None or not f.type.is_struct or not f.tagged_versions.intersect(f.versions):
+        return False
+    return not f.nullable_versions.intersect(f.tagged_versions) or f.default is None
 
 
 def is_nullable_anywhere(f: Field) -> bool:

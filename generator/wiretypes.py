@@ -48,9 +48,7 @@ class WireType:
 
 
 def _int(name: str, code: str, size: int, lo: int, hi: int, spark: str) -> WireType:
-    return WireType(
-        name, "int", 0, spark, "value", code, size, size, size, int_range=(lo, hi)
-    )
+    return WireType(name, "int", 0, spark, "value", code, size, size, size, int_range=(lo, hi))
 
 
 WIRE_TYPES: dict[str, WireType] = {

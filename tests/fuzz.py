@@ -122,7 +122,7 @@ class Report:
 def random_instance(cls: type, message: Message, version: int, rng: random.Random) -> Any:
     """A random instance legal at ``version``, built from the model (like strategies.py)."""
     module = importlib.import_module(cls.__module__)
-    raw_tag = module._wire.RawTaggedField
+    raw_tag = importlib.import_module(f"{module.__name__.rpartition('.')[0]}._plan").RawTaggedField
     flexible = version in message.flexible_versions
 
     def build(s: Struct, depth: int) -> Any:

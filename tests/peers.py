@@ -54,7 +54,7 @@ def strip_unknown_tags(obj: Any) -> Any:
             obj.unknown_tagged_fields = ()
         for fld in dataclasses.fields(obj):
             strip_unknown_tags(getattr(obj, fld.name))
-    elif isinstance(obj, list):
+    elif isinstance(obj, (list, tuple)):
         for item in obj:
             strip_unknown_tags(item)
     return obj
@@ -242,7 +242,7 @@ class KafkaPython:
             setattr(
                 obj, f.attr, self._value_from_peer(value, f, kfield, message_cls, message, version)
             )
-        return obj
+        return dataclasses.replace(obj)  # through the constructor: lists become tuples
 
     def _value_from_peer(
         self, value: Any, f: Field, kf: Any, message_cls: type, message: Message, version: int
@@ -368,6 +368,8 @@ class Kio:
 
     def _value_to_peer(self, obj: Any, f: Field, kf: Any, version: int) -> Any:
         value = getattr(obj, f.attr)
+        if value is None and f.struct is not None and is_tagged(f, version):
+            return kf.default  # an absent tagged struct: kio's default instance
         if value is None:
             return None
         if f.struct is not None:
@@ -442,7 +444,7 @@ class Kio:
             elif value is not None:
                 value = self._scalar_from_peer(value, f.type)
             setattr(obj, f.attr, value)
-        return obj
+        return dataclasses.replace(obj)  # through the constructor: lists become tuples
 
     @staticmethod
     def _scalar_from_peer(value: Any, ftype: FieldType | None) -> Any:

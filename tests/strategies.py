@@ -115,9 +115,9 @@ class InstanceBuilder:
         self.version = version
         self.flexible = version in message.flexible_versions
         self.cache: dict[str, st.SearchStrategy[Any]] = {}
-        module = importlib.import_module(message_cls.__module__)
-        wire = getattr(module, "_wire")
-        self.raw_tag: Callable[[int, bytes], Any] = wire.RawTaggedField
+        package = message_cls.__module__.rpartition(".")[0]
+        plan = importlib.import_module(f"{package}._plan")
+        self.raw_tag: Callable[[int, bytes], Any] = plan.RawTaggedField
 
     def struct(self, struct: Struct) -> st.SearchStrategy[Any]:
         key = struct.name
@@ -137,8 +137,9 @@ class InstanceBuilder:
 
     def field(self, f: Field) -> st.SearchStrategy[Any]:
         value = self.value(f, f.type)
-        if self.version in f.nullable_versions:
-            value = st.none() | value
+        tagged_struct = f.type.is_struct and self.version in f.tagged_versions
+        if self.version in f.nullable_versions or tagged_struct:
+            value = st.none() | value  # an absent tagged struct is None
         return value
 
     def value(self, f: Field, ftype: FieldType) -> st.SearchStrategy[Any]:

@@ -37,8 +37,17 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from kafka_specgen.pipeline import frames as fr  # noqa: E402
 from kafka_specgen.pipeline import pcap  # noqa: E402
-from kafka_specgen.pipeline.datasource import KafkaCaptureDataSource, input_files, read_frames  # noqa: E402
-from kafka_specgen.pipeline.decode import DECODED_COLUMNS, DECODED_DDL, Decoder, decode_batches  # noqa: E402
+from kafka_specgen.pipeline.datasource import (
+    KafkaCaptureDataSource,
+    input_files,
+    read_frames,
+)  # noqa: E402
+from kafka_specgen.pipeline.decode import (
+    DECODED_COLUMNS,
+    DECODED_DDL,
+    Decoder,
+    decode_batches,
+)  # noqa: E402
 from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
 from kafka_specgen.pipeline.job import run_pipeline, spark_session  # noqa: E402
 from tests import genpkg  # noqa: E402

@@ -264,9 +264,9 @@ def _defaults(plan: Plan) -> Any:
 
 def _differs(value: Any, default: Any, f: FieldPlan) -> bool:
     """Whether a tagged field holds something other than its default, so it must be
-    written. A struct is written whenever it is there: constructors turn a struct equal to
-    its default into None, and a decoded one was on the wire."""
-    if f.kind.type == "struct" and not f.kind.array:
+    written. A struct whose absence is None is written whenever it is there: constructors
+    turn one equal to its default into None, and a decoded one was on the wire."""
+    if f.kind.type == "struct" and not f.kind.array and default is None:
         return value is not None
     if f.kind.array and value is not None and default is not None:
         return len(value) != 0
