@@ -41,6 +41,19 @@ ROOT = Path(__file__).resolve().parent.parent
 #: The corpora whose generated package must pass ``mypy --strict`` (the newest two).
 MYPY_CORPORA = ("trunk-2024-10", "kafka-python-3.0.12")
 RANDOM_EXAMPLES = int(os.environ.get("CORPUS_EXAMPLES", "300"))
+#: Modules every generated package has: the runtime (templates/runtime) and the registry.
+RUNTIME_MODULES = (
+    "_plan",
+    "_read",
+    "_write",
+    "_diagnose",
+    "_json",
+    "_codec",
+    "_registry",
+    "errors",
+    "negotiation",
+    "registry",
+)
 
 
 def corpus_paths() -> list[Path]:
@@ -112,8 +125,12 @@ def test_every_module_imports_and_every_class_exists(corpus: Corpus) -> None:
     modules = sorted({module_name(m) for m in corpus.messages})
     for name in modules:
         importlib.import_module(f"{corpus.package}.{name}")
-    for runtime in ("_wire", "errors", "registry"):
+    for runtime in RUNTIME_MODULES:
         importlib.import_module(f"{corpus.package}.{runtime}")
+    # and every other module the package has (framing, headers, error_codes when present)
+    for path in sorted((corpus.out_dir / corpus.package).glob("*.py")):
+        if path.stem != "__init__":
+            importlib.import_module(f"{corpus.package}.{path.stem}")
     for message in corpus.messages:
         cls = corpus.cls(message)
         assert cls.__name__ == message.name
