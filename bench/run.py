@@ -52,8 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 GENERATED = ROOT / "generated"
 CACHE = ROOT / "build" / "bench"
-TRUNK = ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10"
-KP_SHARED = ROOT.parent / "shared" / "kafka-specs" / "kafka-python-3.0.12" / "message"
+TRUNK = CORPORA / "trunk-2024-10"
+KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"
 KP_PACKAGE = "kp_bench_messages"
 
 for p in (str(GENERATED), str(ROOT)):
@@ -62,7 +62,7 @@ for p in (str(GENERATED), str(ROOT)):
 
 from bench.cases import CASES, Case  # noqa: E402
 from bench.compile import BuildError, build, with_imports  # noqa: E402
-from tests.genpkg import SPECS, kafka_python_specs, load_messages  # noqa: E402
+from tests.genpkg import CORPORA, SPECS, kafka_python_specs, load_messages  # noqa: E402
 from tests.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
 
 IMPLS = ("ours", "ours_compiled", "kio", "kafka_python")

@@ -6,12 +6,17 @@ The command line, the pipeline, the side tools and the tests all come through he
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Sequence
 
 from .facts import Facts, api_names, build_facts, split_raws
-from .format import format_files
+from .format import cache_dir, format_files, write_package
 from .load import load_paths
 from .model import Message, build_messages
 from .render import GeneratedFile, render_package, spec_api_names
@@ -61,3 +66,38 @@ def bundled_specs() -> Path:
     """The specs shipped with the tool (``specs/`` of the repo): the default spec set of
     the commands that need a generated package (broker-versions, pipeline)."""
     return package_folder("specs")
+
+
+def cached_package(spec_paths: Sequence[Path]) -> ModuleType:
+    """The package generated from ``spec_paths``, imported; generated once per spec set
+    and tool version into the cache folder and reused (tools that only need a package to
+    talk with, such as broker-versions, call this on every run)."""
+    key = spec_set_key(spec_paths)
+    name = f"kafka_messages_{key[:12]}"
+    folder = cache_dir() / "packages" / key[:16]
+    if not (folder / name / "registry.py").is_file():
+        files = generate_files(spec_paths, warn=False, formatted=False)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder.parent))
+        write_package(files, staging / name)
+        try:
+            staging.rename(folder)
+        except OSError:  # another run got there first: its copy is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    return importlib.import_module(name)
+
+
+def spec_set_key(spec_paths: Sequence[Path]) -> str:
+    """A hash of every spec file's name and bytes, the templates and the runtime: equal
+    keys generate equal packages."""
+    digest = hashlib.sha256()
+    for path in [*spec_paths, package_folder("templates")]:
+        path = Path(path)
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()

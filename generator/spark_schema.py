@@ -19,6 +19,7 @@ from typing import Any
 from .model import FieldType, Message, Struct
 from .wiretypes import WIRE_TYPES
 
+
 def column(name: str, spark_type: Any) -> dict[str, Any]:
     return {"name": name, "type": spark_type, "nullable": True, "metadata": {}}
 

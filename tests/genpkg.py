@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,8 @@ from kafka_specgen.model import Message
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
-CORPORA = ROOT.parent / "shared" / "kafka-specs"
+#: Apache Kafka's specs, one folder per release (``KAFKA_SPECGEN_CORPORA`` moves it).
+CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or ROOT.parent / "shared" / "kafka-specs")
 
 
 def corpus_folders() -> list[Path]:
@@ -23,6 +25,12 @@ def corpus_folders() -> list[Path]:
     if not CORPORA.is_dir():
         return []
     return sorted(p for p in CORPORA.iterdir() if p.is_dir())
+
+
+def newest_corpus() -> Path:
+    """The newest corpus folder, or kafka-python's spec files when there is none."""
+    folders = corpus_folders()
+    return folders[-1] if folders else kafka_python_specs()
 
 
 def kafka_python_specs() -> Path:

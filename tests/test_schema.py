@@ -13,11 +13,11 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from kafka_specgen.errors import SpecError
 from kafka_specgen.load import RawSpec, load_path
 from kafka_specgen.schema import SCHEMA_PATH, validate_spec
+from tests.genpkg import CORPORA
 
 SOURCE = "message/FooRequest.json"
 
-# The corpus sits beside the repo (main/ and shared/ are siblings), wherever it is cloned.
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "kafka-specs"
+CORPUS = CORPORA
 CORPUS_REFS = [
     "2.4.0",
     "2.8.0",

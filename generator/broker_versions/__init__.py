@@ -1,10 +1,12 @@
 """``kafka-specgen broker-versions``: which API versions each broker of a cluster speaks.
 
-Like Kafka's ``kafka-broker-api-versions.sh`` (KIP-97's format), built on the generated
-package ``kafka_messages`` alone (framing, registry, negotiation): a Metadata request to
-the bootstrap server finds the brokers, then each broker gets an ApiVersions request at
-the newest version this package has, downgraded as KIP-511 says when the broker answers
-UNSUPPORTED_VERSION. Plain blocking sockets, one timeout per step, bounded loops.
+Kafka's ``kafka-broker-api-versions.sh`` (KIP-97's format), built on a generated package
+alone (framing, registry, negotiation), judged against a spec set (``--specs``; by default
+the specs shipped with the tool): a Metadata request to the bootstrap server finds the
+brokers, then each broker gets an ApiVersions request at the newest version the package
+has, downgraded as KIP-511 says when the broker answers UNSUPPORTED_VERSION. Plain
+blocking sockets, one timeout per step, bounded loops. The package is generated once per
+spec set and cached.
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ import socket
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from ..errors import SpecError
+from ..library import bundled_specs, cached_package
 
 CLIENT_ID = "kafka-specgen"
 SOFTWARE_NAME = "kafka-specgen"
@@ -61,6 +68,14 @@ def register(commands: Any) -> None:
         metavar="S",
         help="seconds to wait for each connection and each reply (default 10)",
     )
+    parser.add_argument(
+        "--specs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="judge usability with a package generated from these specs (a folder or "
+        ".zip/.jar; repeatable; generated once and cached); default: the shipped specs",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(func=run)
 
@@ -70,15 +85,49 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.bootstrap_server)
         if not args.timeout > 0:
             raise BrokerVersionsError(f"--timeout must be positive, not {args.timeout}")
-        reports = collect(host, port, args.timeout)
-    except BrokerVersionsError as exc:
+        pkg = Package(cached_package(args.specs or [bundled_specs()]))
+        reports = collect(pkg, host, port, args.timeout)
+    except (BrokerVersionsError, SpecError) as exc:
         print(f"kafka-specgen broker-versions: {exc}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(as_json(reports), indent=2))
+        print(json.dumps(as_json(pkg, reports), indent=2))
     else:
-        print(as_text(reports), end="")
+        print(as_text(pkg, reports), end="")
     return 0
+
+
+class Package:
+    """The modules of the generated package this command speaks with."""
+
+    def __init__(self, package: ModuleType) -> None:
+        import importlib
+
+        def module(name: str) -> Any:
+            return importlib.import_module(f"{package.__name__}.{name}")
+
+        self.registry = module("registry")
+        missing = [
+            name
+            for key, name in ((API_VERSIONS_KEY, "ApiVersions"), (METADATA_KEY, "Metadata"))
+            if key not in self.registry.API_KEYS
+        ]
+        if missing or not _has_module(package, "framing"):
+            raise BrokerVersionsError(
+                "the spec set needs ApiVersions, Metadata and the request and response "
+                f"headers; it lacks {', '.join(missing) or 'the headers'}"
+            )
+        self.framing = module("framing")
+        self.negotiation = module("negotiation")
+        self.errors = module("errors")
+        self.headers = module("headers")
+        self.error_codes = module("error_codes") if _has_module(package, "error_codes") else None
+        self.ApiVersionsRequest = self.registry.API_KEYS[API_VERSIONS_KEY].request
+        self.MetadataRequest = self.registry.API_KEYS[METADATA_KEY].request
+
+
+def _has_module(package: ModuleType, name: str) -> bool:
+    return (Path(package.__file__ or "").parent / f"{name}.py").is_file()
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -116,13 +165,11 @@ class Connection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def request(self, api_key: int, version: int, body: Any) -> tuple[int, bytes]:
+    def request(self, pkg: Package, api_key: int, version: int, body: Any) -> tuple[int, bytes]:
         """Send one request; return ``(correlation id, response frame)``."""
-        from kafka_messages import framing
-        from kafka_messages.headers import RequestHeader
-
+        framing = pkg.framing
         self.correlation_id += 1
-        header = RequestHeader(
+        header = pkg.headers.RequestHeader(
             request_api_key=api_key,
             request_api_version=version,
             correlation_id=self.correlation_id,
@@ -174,22 +221,21 @@ class Connection:
         return b"".join(chunks)
 
 
-def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], list[int]]:
+def api_versions(
+    pkg: Package, conn: Connection
+) -> tuple[int, dict[int, tuple[int, int]], list[int]]:
     """ApiVersions with the KIP-511 downgrade: ``(version used, versions, refused)``."""
-    from kafka_messages import negotiation
-    from kafka_messages.api_versions import ApiVersionsRequest
-    from kafka_messages.errors import DecodeError
-
-    version = ApiVersionsRequest.MAX_VERSION
+    request_class = pkg.ApiVersionsRequest
+    version = request_class.MAX_VERSION
     refused: list[int] = []
     for _ in range(MAX_DOWNGRADES + 1):
-        request = ApiVersionsRequest(
+        request = request_class(
             client_software_name=SOFTWARE_NAME, client_software_version=SOFTWARE_VERSION
         )
-        correlation_id, frame = conn.request(API_VERSIONS_KEY, version, request)
+        correlation_id, frame = conn.request(pkg, API_VERSIONS_KEY, version, request)
         try:
-            outcome = negotiation.decode_api_versions_response(frame, version)
-        except DecodeError as exc:
+            outcome = pkg.negotiation.decode_api_versions_response(frame, version)
+        except pkg.errors.DecodeError as exc:
             raise BrokerVersionsError(f"{conn.address}: garbage ApiVersions reply: {exc}") from None
         conn.check_correlation_id(outcome.correlation_id, correlation_id)
         if outcome.retry_version is not None:
@@ -199,7 +245,7 @@ def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], lis
         if not outcome.ok:
             raise BrokerVersionsError(
                 f"{conn.address}: ApiVersions v{version} failed with error "
-                f"{describe_error(outcome.response.error_code)}"
+                f"{describe_error(pkg, outcome.response.error_code)}"
             )
         return version, outcome.versions, refused
     raise BrokerVersionsError(
@@ -208,37 +254,31 @@ def api_versions(conn: Connection) -> tuple[int, dict[int, tuple[int, int]], lis
     )
 
 
-def describe_error(code: int) -> str:
-    try:
-        from kafka_messages.errors import error_name
-    except ImportError:  # a package generated without the error-code facts
+def describe_error(pkg: Package, code: int) -> str:
+    if pkg.error_codes is None:  # a package generated without the error-code facts
         return str(code)
-    return f"{code} ({error_name(code)})"
+    return f"{code} ({pkg.error_codes.error_name(code)})"
 
 
 def find_brokers(
-    conn: Connection, broker: dict[int, tuple[int, int]]
+    pkg: Package, conn: Connection, broker: dict[int, tuple[int, int]]
 ) -> list[tuple[int, str, int, str | None]]:
     """A Metadata request (no topics) at the newest common version: every broker."""
-    from kafka_messages import framing, negotiation
-    from kafka_messages.errors import DecodeError, UnsupportedVersionError
-    from kafka_messages.metadata import MetadataRequest
-
+    request_class = pkg.MetadataRequest
     try:
-        version = negotiation.pick_version(
+        version = pkg.negotiation.pick_version(
             METADATA_KEY,
-            (MetadataRequest.MIN_VERSION, MetadataRequest.MAX_VERSION),
+            (request_class.MIN_VERSION, request_class.MAX_VERSION),
             broker.get(METADATA_KEY),
         )
-    except UnsupportedVersionError as exc:
+    except pkg.errors.UnsupportedVersionError as exc:
         raise BrokerVersionsError(f"{conn.address}: {exc}") from None
-    request = MetadataRequest(topics=[])
-    if version >= 4:
-        request.allow_auto_topic_creation = False
-    correlation_id, frame = conn.request(METADATA_KEY, version, request)
+    # Auto-creation must be off to ask for no topics from v4 on; the field is new in v4.
+    request = request_class(topics=(), allow_auto_topic_creation=version < 4)
+    correlation_id, frame = conn.request(pkg, METADATA_KEY, version, request)
     try:
-        header, response = framing.decode_response(frame, METADATA_KEY, version)
-    except DecodeError as exc:
+        header, response = pkg.framing.decode_response(frame, METADATA_KEY, version)
+    except pkg.errors.DecodeError as exc:
         raise BrokerVersionsError(f"{conn.address}: garbage Metadata reply: {exc}") from None
     conn.check_correlation_id(header.correlation_id, correlation_id)
     brokers = sorted((b.node_id, b.host, b.port, b.rack) for b in response.brokers)
@@ -247,72 +287,84 @@ def find_brokers(
     return brokers
 
 
-def collect(host: str, port: int, timeout: float) -> list[BrokerReport]:
+def collect(pkg: Package, host: str, port: int, timeout: float) -> list[BrokerReport]:
     with Connection(host, port, timeout) as conn:
-        _, bootstrap_versions, _ = api_versions(conn)
-        brokers = find_brokers(conn, bootstrap_versions)
+        _, bootstrap_versions, _ = api_versions(pkg, conn)
+        brokers = find_brokers(pkg, conn, bootstrap_versions)
     reports: list[BrokerReport] = []
     for node_id, broker_host, broker_port, rack in brokers:
         with Connection(broker_host, broker_port, timeout) as conn:
-            used, versions, refused = api_versions(conn)
+            used, versions, refused = api_versions(pkg, conn)
         reports.append(
             BrokerReport(node_id, broker_host, broker_port, rack, used, versions, refused)
         )
     return reports
 
 
-def api_rows(report: BrokerReport) -> list[dict[str, Any]]:
-    """One row per API the broker or this package knows, by api key."""
-    from kafka_messages import negotiation, registry
+def judge(
+    package: tuple[int, int] | None, broker: tuple[int, int] | None
+) -> tuple[str | None, int | None]:
+    """Kafka's marker for one API (``NodeApiVersions``) and the usable version: ``usable:
+    N``, ``unusable: node too new`` or ``unusable: node too old``; no marker when the
+    package has no codec for the API (or the broker lacks it)."""
+    if package is None or broker is None:
+        return None, None
+    if broker[0] > package[1]:
+        return "unusable: node too new", None
+    if broker[1] < package[0]:
+        return "unusable: node too old", None
+    usable = min(package[1], broker[1])
+    return f"usable: {usable}", usable
 
+
+def api_rows(pkg: Package, report: BrokerReport) -> list[dict[str, Any]]:
+    """One row per API the broker or the package knows, by api key."""
+    registry = pkg.registry
     rows: list[dict[str, Any]] = []
     for key in sorted(set(report.broker) | set(registry.API_KEYS)):
         entry = registry.API_KEYS.get(key)
         ours = None if entry is None else (entry.min_version, entry.max_version)
         theirs = report.broker.get(key)
-        common = negotiation.intersect(ours, theirs)
+        marker, usable = judge(ours, theirs)
         rows.append(
             {
                 "api_key": key,
                 "name": registry.api_name(key),
                 "broker": None if theirs is None else {"min": theirs[0], "max": theirs[1]},
                 "package": None if ours is None else {"min": ours[0], "max": ours[1]},
-                "usable": None if common is None else common[1],
+                "usable": usable,
+                "marker": marker,
             }
         )
     return rows
 
 
-def as_text(reports: list[BrokerReport]) -> str:
-    from kafka_messages import registry
-
+def as_text(pkg: Package, reports: list[BrokerReport]) -> str:
+    """Each broker as Kafka's tool prints it (``NodeApiVersions.toString(true)``)."""
+    known = pkg.registry.API_NAMES
     blocks = []
     for report in reports:
         lines = []
-        for row in api_rows(report):
-            known = row["api_key"] in registry.API_NAMES
-            label = f"{row['name']}({row['api_key']})" if known else row["name"]
+        for row in api_rows(pkg, report):
+            label = f"{row['name']}({row['api_key']})" if row["api_key"] in known else row["name"]
             broker = row["broker"]
             if broker is None:
-                lines.append(f"  {label}: UNSUPPORTED")
+                lines.append(f"{label}: UNSUPPORTED")
                 continue
-            versions = (
-                str(broker["min"])
-                if broker["min"] == broker["max"]
-                else f"{broker['min']} to {broker['max']}"
-            )
-            usable = "UNSUPPORTED" if row["usable"] is None else f"usable: {row['usable']}"
-            lines.append(f"  {label}: {versions} [{usable}]")
+            low, high = broker["min"], broker["max"]
+            versions = str(low) if low == high else f"{low} to {high}"
+            marker = f" [{row['marker']}]" if row["marker"] else ""
+            lines.append(f"{label}: {versions}{marker}")
         rack = "null" if report.rack is None else report.rack
         blocks.append(
-            f"{report.host}:{report.port} (id: {report.node_id} rack: {rack}) -> {{\n"
-            + ",\n".join(lines)
-            + "\n}\n"
+            f"{report.host}:{report.port} (id: {report.node_id} rack: {rack}) -> (\n\t"
+            + ",\n\t".join(lines)
+            + "\n)\n"
         )
     return "".join(blocks)
 
 
-def as_json(reports: list[BrokerReport]) -> dict[str, Any]:
+def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
     return {
         "brokers": [
             {
@@ -322,7 +374,7 @@ def as_json(reports: list[BrokerReport]) -> dict[str, Any]:
                 "rack": r.rack,
                 "api_versions_version": r.api_versions_version,
                 "downgraded_from": r.downgraded_from,
-                "apis": api_rows(r),
+                "apis": api_rows(pkg, r),
             }
             for r in reports
         ]
