@@ -87,8 +87,8 @@ def test_decode_request_reads_librdkafka_api_versions_v3() -> None:
 def test_api_versions_response_uses_header_v0_and_keeps_default_valued_tag() -> None:
     header, body = framing.decode_response(API_VERSIONS_RESPONSE_V3_DEFAULT_TAG, 18, 3)
     assert header.correlation_id == 1
-    assert body.api_keys == [ApiVersionsResponseApiVersion(18, 0, 4)]
-    assert body.supported_features == []
+    assert body.api_keys == (ApiVersionsResponseApiVersion(18, 0, 4),)
+    assert body.supported_features == ()
     assert body.tags_on_wire == frozenset({0})
     # Decoded: the default-valued tag was on the wire, so it is written back.
     assert framing.encode_response(header, body, 18, 3) == API_VERSIONS_RESPONSE_V3_DEFAULT_TAG
@@ -102,7 +102,7 @@ def test_api_versions_response_uses_header_v0_and_keeps_default_valued_tag() -> 
 def test_metadata_v0_request_frame() -> None:
     header, body = framing.decode_request(METADATA_REQUEST_V0)
     assert header.client_id == "c"
-    assert body.topics == [MetadataRequestTopic(name="t")]
+    assert body.topics == (MetadataRequestTopic(name="t"),)
     assert framing.encode_request(header, body) == METADATA_REQUEST_V0
 
 
