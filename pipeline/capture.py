@@ -18,29 +18,23 @@ after every frame, so a killed capture loses at most the frame being written. Ei
 closing a connection closes the other side of that connection only. SIGINT and SIGTERM
 stop the proxy cleanly, as do ``--max-frames`` and ``--duration``.
 
-Standard library only: no Spark (or generated package) import here.
+The capture format (frame splitting, header parsing, pairing, the lines) is
+``pipeline.frames``. Standard library only: no Spark (or generated package) import here.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import signal
-import struct
 import sys
 import time
-from collections import deque
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
-#: Frames larger than this (Kafka's socket.request.max.bytes) stop the recording of that
-#: stream (the bytes are still relayed): the stream is not Kafka or it lost sync.
-MAX_FRAME_SIZE = 100 * 1024 * 1024
+from .frames import FrameSplitter, Pairer, capture_line
+
 CHUNK = 256 * 1024
-
-_INT16 = struct.Struct(">h")
-_INT32 = struct.Struct(">i")
 
 
 def parse_hostport(text: str) -> tuple[str, int]:
@@ -53,58 +47,11 @@ def parse_hostport(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def parse_request_header(frame: bytes) -> tuple[int | None, int | None, int | None, str | None]:
-    """``(api_key, api_version, correlation_id, client_id)`` of a request frame.
-
-    Whatever cannot be read (a frame too short) is ``None``. ``client_id`` is a classic
-    nullable string in every request header version that has it (v1 and v2); only
-    ControlledShutdown v0 uses header v0, which has none.
-    """
-    if len(frame) < 8:
-        api_key = _INT16.unpack_from(frame, 0)[0] if len(frame) >= 2 else None
-        api_version = _INT16.unpack_from(frame, 2)[0] if len(frame) >= 4 else None
-        return api_key, api_version, None, None
-    api_key, api_version = _INT16.unpack_from(frame, 0)[0], _INT16.unpack_from(frame, 2)[0]
-    correlation_id = _INT32.unpack_from(frame, 4)[0]
-    client_id = None
-    if not (api_key == 7 and api_version == 0) and len(frame) >= 10:
-        (length,) = _INT16.unpack_from(frame, 8)
-        if 0 <= length <= len(frame) - 10:
-            client_id = frame[10 : 10 + length].decode("utf-8", errors="replace")
-    return api_key, api_version, correlation_id, client_id
-
-
-class FrameSplitter:
-    """Cuts size-prefixed frames off a byte stream fed in arbitrary chunks."""
-
-    def __init__(self) -> None:
-        self.buffer = bytearray()
-        self.broken: str | None = None
-
-    def feed(self, data: bytes) -> list[bytes]:
-        if self.broken is not None:
-            return []
-        self.buffer += data
-        frames: list[bytes] = []
-        pos = 0
-        while len(self.buffer) - pos >= 4:
-            (size,) = _INT32.unpack_from(self.buffer, pos)
-            if size < 0 or size > MAX_FRAME_SIZE:
-                self.broken = f"frame size {size} outside 0..{MAX_FRAME_SIZE}"
-                self.buffer.clear()
-                return frames
-            if len(self.buffer) - pos - 4 < size:
-                break
-            frames.append(bytes(self.buffer[pos + 4 : pos + 4 + size]))
-            pos += 4 + size
-        del self.buffer[:pos]
-        return frames
-
-
 class Recorder:
-    """Writes frame records as JSON lines, flushing after each; counts them."""
+    """Writes frames as capture-file lines (``frames.capture_line``), flushing after each;
+    counts them."""
 
-    def __init__(self, out: IO[str], max_frames: int | None, on_full: Any) -> None:
+    def __init__(self, out: IO[str], max_frames: int | None, on_full: Callable[[], Any]) -> None:
         self.out = out
         self.max_frames = max_frames
         self.on_full = on_full
@@ -114,10 +61,24 @@ class Recorder:
     def full(self) -> bool:
         return self.max_frames is not None and self.frames >= self.max_frames
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(
+        self,
+        conn: int,
+        direction: str,
+        api_key: int | None,
+        api_version: int | None,
+        correlation_id: int | None,
+        client_id: str | None,
+        frame: bytes,
+    ) -> None:
         if self.full or self.out.closed:
             return
-        self.out.write(json.dumps(record, separators=(", ", ": ")) + "\n")
+        ts = round(time.time(), 6)
+        self.out.write(
+            capture_line(
+                ts, conn, direction, api_key, api_version, correlation_id, client_id, frame
+            )
+        )
         self.out.flush()
         self.frames += 1
         if self.full:
@@ -130,53 +91,22 @@ class Connection:
     def __init__(self, conn_id: int, proxy: "CaptureProxy") -> None:
         self.conn_id = conn_id
         self.proxy = proxy
-        # correlation id -> queue of (api_key, api_version, client_id) awaiting a response
-        self.pending: dict[int, deque[tuple[int | None, int | None, str | None]]] = {}
+        self.pairer = Pairer()
         self.writers: list[asyncio.StreamWriter] = []
 
     def record_requests(self, frames: list[bytes]) -> None:
         for frame in frames:
-            api_key, api_version, correlation_id, client_id = parse_request_header(frame)
-            if correlation_id is not None:
-                self.pending.setdefault(correlation_id, deque()).append(
-                    (api_key, api_version, client_id)
-                )
+            api_key, api_version, correlation_id, client_id = self.pairer.request(frame)
             self.proxy.recorder.write(
-                self._record("request", api_key, api_version, correlation_id, client_id, frame)
+                self.conn_id, "request", api_key, api_version, correlation_id, client_id, frame
             )
 
     def record_responses(self, frames: list[bytes]) -> None:
         for frame in frames:
-            correlation_id = _INT32.unpack_from(frame, 0)[0] if len(frame) >= 4 else None
-            api_key = api_version = client_id = None
-            queue = self.pending.get(correlation_id) if correlation_id is not None else None
-            if queue:
-                api_key, api_version, client_id = queue.popleft()
-                if not queue:
-                    del self.pending[correlation_id]  # type: ignore[arg-type]
+            correlation_id, (api_key, api_version, client_id) = self.pairer.response(frame)
             self.proxy.recorder.write(
-                self._record("response", api_key, api_version, correlation_id, client_id, frame)
+                self.conn_id, "response", api_key, api_version, correlation_id, client_id, frame
             )
-
-    def _record(
-        self,
-        direction: str,
-        api_key: int | None,
-        api_version: int | None,
-        correlation_id: int | None,
-        client_id: str | None,
-        frame: bytes,
-    ) -> dict[str, Any]:
-        return {
-            "ts": round(time.time(), 6),
-            "conn": self.conn_id,
-            "dir": direction,
-            "api_key": api_key,
-            "api_version": api_version,
-            "correlation_id": correlation_id,
-            "client_id": client_id,
-            "frame": frame.hex(),
-        }
 
     async def pump(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, direction: str

@@ -1,8 +1,16 @@
-"""Kafka frames from captured traffic, in plain Python (no Spark): the rows of the
-``kafka-capture`` data source.
+"""The capture format, owned here: Kafka frames cut out of byte streams, request headers,
+request/response pairing, and the lines of capture files (reading and writing). The proxy
+(``pipeline.capture``), pcap reading (``pipeline.pcap``) and the Spark job all use it.
+Standard library only (no Spark).
 
-A *row* is one frame (or one piece of a stream that could not be cut into frames) as a
-tuple in the order of ``COLUMNS``:
+A capture file (``kafka-specgen capture``'s output) holds one JSON line per frame::
+
+    {"ts": 1718000000.123456, "conn": 1, "dir": "request", "api_key": 18, "api_version": 3,
+     "correlation_id": 1, "client_id": "rdkafka", "frame": "0012000300000001..."}
+
+(``capture_line`` writes one, ``capture_line_row`` reads one). A *row* is one frame (or
+one piece of a stream that could not be cut into frames) as a tuple in the order of
+``COLUMNS``, the rows of the ``kafka-capture`` data source:
 
 ``conn``            ``"<file name>#<connection>"`` (unique across the files of one read): the
                     connection's number in a capture file; in pcap files the number of its
@@ -18,7 +26,10 @@ tuple in the order of ``COLUMNS``:
                     that is not Kafka, a bad line in a capture file): such rows go to
                     ``errors/`` so that nothing read is lost.
 
-Standard library only; ``pipeline.pcap`` builds on it for pcap/pcapng.
+Streams: ``FrameSplitter`` cuts a live stream fed in arbitrary chunks (the proxy);
+``split_stream`` cuts a reassembled stream that may have holes (pcap). ``Pairer`` gives a
+response the api key, version and client id of its request (by correlation id, oldest
+first), for both.
 """
 
 from __future__ import annotations
@@ -29,7 +40,131 @@ import struct
 from collections import deque
 from typing import IO, Any, Iterable, Iterator, NamedTuple
 
-from .capture import MAX_FRAME_SIZE, parse_request_header
+#: Frames larger than this (Kafka's socket.request.max.bytes) mean the stream is not Kafka
+#: or lost sync: the proxy stops recording that stream, ``split_stream`` makes the rest
+#: of it one error row.
+MAX_FRAME_SIZE = 100 * 1024 * 1024
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+
+
+# --- headers and pairing ----------------------------------------------------------------------
+
+
+def parse_request_header(frame: bytes) -> tuple[int | None, int | None, int | None, str | None]:
+    """``(api_key, api_version, correlation_id, client_id)`` of a request frame.
+
+    Whatever cannot be read (a frame too short) is ``None``. ``client_id`` is a classic
+    nullable string in every request header version that has it (v1 and v2); only
+    ControlledShutdown v0 uses header v0, which has none.
+    """
+    if len(frame) < 8:
+        api_key = _INT16.unpack_from(frame, 0)[0] if len(frame) >= 2 else None
+        api_version = _INT16.unpack_from(frame, 2)[0] if len(frame) >= 4 else None
+        return api_key, api_version, None, None
+    api_key, api_version = _INT16.unpack_from(frame, 0)[0], _INT16.unpack_from(frame, 2)[0]
+    correlation_id = _INT32.unpack_from(frame, 4)[0]
+    client_id = None
+    if not (api_key == 7 and api_version == 0) and len(frame) >= 10:
+        (length,) = _INT16.unpack_from(frame, 8)
+        if 0 <= length <= len(frame) - 10:
+            client_id = frame[10 : 10 + length].decode("utf-8", errors="replace")
+    return int(api_key), int(api_version), int(correlation_id), client_id
+
+
+def response_correlation_id(frame: bytes) -> int | None:
+    """The correlation id a response frame starts with (``None`` if it is too short)."""
+    return int(_INT32.unpack_from(frame, 0)[0]) if len(frame) >= 4 else None
+
+
+#: What a response gets from its request: ``(api_key, api_version, client_id)``.
+RequestFacts = tuple[int | None, int | None, str | None]
+
+
+class Pairer:
+    """Pairs the responses of one connection with its requests by correlation id: a
+    response gets the api key, version and client id of the oldest request with its
+    correlation id not yet answered (``None`` each if there is none)."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, deque[RequestFacts]] = {}
+
+    def request(self, frame: bytes) -> tuple[int | None, int | None, int | None, str | None]:
+        """The request's header (``parse_request_header``), remembered for its response."""
+        api_key, api_version, correlation_id, client_id = header = parse_request_header(frame)
+        if correlation_id is not None:
+            self.pending.setdefault(correlation_id, deque()).append(
+                (api_key, api_version, client_id)
+            )
+        return header
+
+    def response(self, frame: bytes) -> tuple[int | None, RequestFacts]:
+        """``(correlation_id, (api_key, api_version, client_id) of its request)``."""
+        correlation_id = response_correlation_id(frame)
+        waiting = self.pending.get(correlation_id) if correlation_id is not None else None
+        if not waiting:
+            return correlation_id, (None, None, None)
+        facts = waiting.popleft()
+        if not waiting and correlation_id is not None:
+            del self.pending[correlation_id]
+        return correlation_id, facts
+
+
+class FrameSplitter:
+    """Cuts size-prefixed frames off a live byte stream fed in arbitrary chunks. A size
+    outside ``0..MAX_FRAME_SIZE`` sets ``broken`` (the reason) and ends the splitting."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.broken: str | None = None
+
+    def feed(self, data: bytes) -> list[bytes]:
+        if self.broken is not None:
+            return []
+        self.buffer += data
+        frames: list[bytes] = []
+        pos = 0
+        while len(self.buffer) - pos >= 4:
+            (size,) = _INT32.unpack_from(self.buffer, pos)
+            if size < 0 or size > MAX_FRAME_SIZE:
+                self.broken = f"frame size {size} outside 0..{MAX_FRAME_SIZE}"
+                self.buffer.clear()
+                return frames
+            if len(self.buffer) - pos - 4 < size:
+                break
+            frames.append(bytes(self.buffer[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+        del self.buffer[:pos]
+        return frames
+
+
+# --- capture-file lines -------------------------------------------------------------------------
+
+
+def capture_line(
+    ts: float | None,
+    conn: int,
+    direction: str | None,
+    api_key: int | None,
+    api_version: int | None,
+    correlation_id: int | None,
+    client_id: str | None,
+    frame: bytes,
+) -> str:
+    """One line of a capture file (with its newline)."""
+    record = {
+        "ts": ts,
+        "conn": conn,
+        "dir": direction,
+        "api_key": api_key,
+        "api_version": api_version,
+        "correlation_id": correlation_id,
+        "client_id": client_id,
+        "frame": frame.hex(),
+    }
+    return json.dumps(record, separators=(", ", ": ")) + "\n"
+
 
 COLUMNS = (
     "conn",
@@ -49,8 +184,6 @@ SCHEMA_DDL = (
     "conn string, ts double, src string, dst string, direction string, api_key int, "
     "api_version int, correlation_id int, client_id string, frame binary, error string"
 )
-
-_INT32 = struct.Struct(">i")
 
 
 class Row(NamedTuple):
@@ -317,20 +450,17 @@ def pair_frames(
     requests: Iterable[StreamFrame],
     responses: Iterable[StreamFrame],
 ) -> list[Row]:
-    """Rows of one connection: requests and responses, each response with the api key,
-    version and client id of the request that has its correlation id (the oldest one not yet
-    answered), in time order (a request before its response)."""
+    """Rows of one connection: requests and responses, each response paired with its
+    request (``Pairer``), in time order (a request before its response)."""
     rows: list[Row] = []
-    pending: dict[int, deque[tuple[int | None, int | None, str | None]]] = {}
+    pairer = Pairer()
     for ts, frame, error in requests:
         if error is not None:
             rows.append(
                 Row(conn, ts, client, broker, "request", None, None, None, None, frame, error)
             )
             continue
-        api_key, api_version, correlation_id, client_id = parse_request_header(frame)
-        if correlation_id is not None:
-            pending.setdefault(correlation_id, deque()).append((api_key, api_version, client_id))
+        api_key, api_version, correlation_id, client_id = pairer.request(frame)
         rows.append(
             Row(
                 conn,
@@ -352,9 +482,7 @@ def pair_frames(
                 Row(conn, ts, broker, client, "response", None, None, None, None, frame, error)
             )
             continue
-        correlation_id = _INT32.unpack_from(frame, 0)[0] if len(frame) >= 4 else None
-        waiting = pending.get(correlation_id) if correlation_id is not None else None
-        api_key, api_version, client_id = waiting.popleft() if waiting else (None, None, None)
+        correlation_id, (api_key, api_version, client_id) = pairer.response(frame)
         rows.append(
             Row(
                 conn,
@@ -377,26 +505,23 @@ def pair_frames(
 def write_capture(
     rows: Iterable[Row], out: IO[str], conn_numbers: dict[str, int] | None = None
 ) -> int:
-    """Write rows as a capture file (``kafka-specgen capture``'s format); returns the count."""
+    """Write rows as a capture file (``capture_line`` each); returns the count. Connections
+    are numbered from 1 in order of appearance (``conn_numbers`` keeps the numbering)."""
     numbers = conn_numbers if conn_numbers is not None else {}
     count = 0
     for row in rows:
         number = numbers.setdefault(row.conn, len(numbers) + 1)
         out.write(
-            json.dumps(
-                {
-                    "ts": row.ts,
-                    "conn": number,
-                    "dir": row.direction,
-                    "api_key": row.api_key,
-                    "api_version": row.api_version,
-                    "correlation_id": row.correlation_id,
-                    "client_id": row.client_id,
-                    "frame": row.frame.hex(),
-                },
-                separators=(", ", ": "),
+            capture_line(
+                row.ts,
+                number,
+                row.direction,
+                row.api_key,
+                row.api_version,
+                row.correlation_id,
+                row.client_id,
+                row.frame,
             )
-            + "\n"
         )
         count += 1
     return count

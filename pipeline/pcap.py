@@ -31,8 +31,7 @@ import os
 import struct
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
-from .capture import MAX_FRAME_SIZE
-from .frames import Chunk, Row, pair_frames, split_stream
+from .frames import MAX_FRAME_SIZE, Chunk, Row, pair_frames, split_stream
 
 READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
 TCP = 6

@@ -199,6 +199,47 @@ def test_a_damaged_line_is_an_error_row(tmp_path: Path) -> None:
     assert rows[2].error.startswith("bad.jsonl line 3: not a capture record (ValueError")
 
 
+def test_capture_lines_round_trip_through_the_one_format_module(tmp_path: Path) -> None:
+    """The proxy's splitter and pairing and the pcap path's give the same rows, and a
+    line written by ``capture_line`` reads back as the same row (``frames`` owns it all)."""
+    recs = golden_records("librdkafka_producer.jsonl", 40)
+    requests = b"".join(sized(bytes.fromhex(r["frame"])) for r in recs if r["dir"] == "request")
+    responses = b"".join(sized(bytes.fromhex(r["frame"])) for r in recs if r["dir"] == "response")
+    splitter, pairer, lines = fr.FrameSplitter(), fr.Pairer(), []
+    for i in range(0, len(requests), 7):  # the proxy's way: chunks of any size
+        for frame in splitter.feed(requests[i : i + 7]):
+            lines.append(fr.capture_line(1.0, 1, "request", *pairer.request(frame), frame))
+    splitter = fr.FrameSplitter()
+    for i in range(0, len(responses), 5):
+        for frame in splitter.feed(responses[i : i + 5]):
+            corr, (key, version, client) = pairer.response(frame)
+            lines.append(fr.capture_line(2.0, 1, "response", key, version, corr, client, frame))
+    path = tmp_path / "proxy.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    from_lines = list(fr.capture_rows(str(path)))
+    paired = fr.pair_frames(
+        "proxy.jsonl#1",
+        None,
+        None,
+        fr.split_stream([fr.Chunk(0, requests, 1.0)]),
+        fr.split_stream([fr.Chunk(0, responses, 2.0)]),
+    )
+    assert len(from_lines) == len(recs) and sorted(from_lines) == sorted(paired)
+    expected = sorted(
+        (r["dir"], r["api_key"], r["api_version"], r["correlation_id"], r["client_id"])
+        for r in recs
+    )
+    assert (
+        sorted(
+            (r.direction, r.api_key, r.api_version, r.correlation_id, r.client_id)
+            for r in from_lines
+        )
+        == expected
+    )
+    broken = fr.FrameSplitter()
+    assert broken.feed(b"\xff\xff\xff\xff rest") == [] and "outside" in (broken.broken or "")
+
+
 # --- stream splitting ---------------------------------------------------------------------------
 
 
