@@ -12,7 +12,8 @@ are generated once per session into a temporary folder.
 - ``test_agrees_with_kafka_python``: our decoded values equal kafka-python 3.0.12's
   decoding of the same body wherever kafka-python can decode it;
 - field assertions per API: what the workloads in tools/record_golden.py did is what the
-  frames say.
+  frames say (the first workloads' files, ``ORIGINAL_WORKLOADS``, per API; the
+  record-batch files per file: codecs, magic 0/1 message sets, aborted transactions).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 import pytest
 
@@ -275,8 +276,32 @@ def round_trip_problem(frame: Frame, pkg: ModuleType) -> str | None:
     return None
 
 
+#: The capture files of the first workloads (one producer, consumer, admin and transaction
+#: workload per client, magic 2 everywhere): the workload tests below were written for
+#: them. The record-batch files (``*_records_<codec>``, ``kafka_python_magic<0|1>_*``,
+#: ``*_txn_abort``) have their own tests.
+ORIGINAL_WORKLOADS = frozenset(
+    {
+        "aiokafka_consumer.jsonl",
+        "aiokafka_producer.jsonl",
+        "handmade_requests.jsonl",
+        "kafka_python_admin.jsonl",
+        "kafka_python_consumer.jsonl",
+        "kafka_python_producer.jsonl",
+        "librdkafka_admin.jsonl",
+        "librdkafka_consumer.jsonl",
+        "librdkafka_producer.jsonl",
+        "librdkafka_transactions.jsonl",
+    }
+)
+
+
 def decoded(
-    packages: Any, api_key: int, direction: str, client: str | None = None
+    packages: Any,
+    api_key: int,
+    direction: str,
+    client: str | None = None,
+    files: Collection[str] | None = None,
 ) -> list[tuple[Frame, Any, Any]]:
     out = []
     for frame in golden_frames():
@@ -285,6 +310,7 @@ def decoded(
             and frame.dir == direction
             and covered(frame)
             and (client is None or frame.client == client)
+            and (files is None or frame.file in files)
             and (api_key, direction, frame.api_version) not in BROKER_VIOLATIONS
         ):
             header, body, _ = decode(frame, packages(corpus_for(api_key, frame.api_version)))
@@ -297,6 +323,7 @@ def decoded(
 
 def test_captures_meet_the_targets() -> None:
     frames = golden_frames()
+    assert ORIGINAL_WORKLOADS <= {f.file for f in frames}
     assert len(frames) >= 1000
     assert len({f.api_key for f in frames}) >= 20
     assert {"librdkafka", "kafka_python", "aiokafka"} <= {f.client for f in frames}
@@ -462,7 +489,7 @@ def test_produce(packages: Any) -> None:
         "kafka_python": ("kp-produce", 3, -1, 9),
         "aiokafka": ("aio-produce", 2, 1, 7),
     }
-    requests = decoded(packages, 0, "request")
+    requests = decoded(packages, 0, "request", files=ORIGINAL_WORKLOADS)
     gzipped = defaultdict(int)
     for frame, header, body in requests:
         if frame.client not in expected or not header.client_id.startswith("golden-"):
@@ -486,7 +513,8 @@ def test_produce(packages: Any) -> None:
                         assert b"value" in payload and b"key-" in payload
                         assert b"source" in payload  # the header each workload set
     assert gzipped["librdkafka"] and gzipped["kafka_python"]
-    responses = decoded(packages, 0, "response")
+    responses = decoded(packages, 0, "response", files=ORIGINAL_WORKLOADS)
+    assert responses
     assert all(
         p.error_code == 0
         for _, _, b in responses
@@ -497,7 +525,7 @@ def test_produce(packages: Any) -> None:
 
 def test_fetch(packages: Any) -> None:
     topics = {"librdkafka": "rd-produce", "kafka_python": "kp-produce", "aiokafka": "aio-produce"}
-    responses = decoded(packages, 1, "response")
+    responses = decoded(packages, 1, "response", files=ORIGINAL_WORKLOADS)
     clients = set()
     for frame, _, body in responses:
         for t in body.responses:
@@ -557,7 +585,7 @@ def test_consumer_groups(packages: Any) -> None:
         for p in t.partitions
     }
     produced: defaultdict[tuple[str, int], int] = defaultdict(int)
-    for _, _, body in decoded(packages, 0, "request"):
+    for _, _, body in decoded(packages, 0, "request", files=ORIGINAL_WORKLOADS):
         for t in body.topic_data:
             for p in t.partition_data:
                 produced[(t.name, p.index)] += sum(n for _, n, _ in _batches(p.records))
@@ -574,10 +602,252 @@ def test_consumer_groups(packages: Any) -> None:
 def test_transactions(packages: Any) -> None:
     init = [b for f, _, b in decoded(packages, 22, "request", "librdkafka")]
     assert "golden-rd-txn-id" in {b.transactional_id for b in init}
-    end = [b for _, _, b in decoded(packages, 26, "request")]
+    end = [b for _, _, b in decoded(packages, 26, "request", files=ORIGINAL_WORKLOADS)]
     assert [(b.transactional_id, b.committed) for b in end] == [("golden-rd-txn-id", True)]
-    offsets = [b for _, _, b in decoded(packages, 28, "request")]
+    offsets = [b for _, _, b in decoded(packages, 28, "request", files=ORIGINAL_WORKLOADS)]
     assert offsets and offsets[0].group_id == "golden-rd-txn-group"
+
+
+# --- the record-batch workloads (tests/golden/README.md, "Record batches") -------------------
+
+CODECS = ("none", "gzip", "snappy", "lz4", "zstd")  # attributes & 7
+#: client -> (file prefix, topic prefix, Produce version, Fetch version)
+RECORD_CLIENTS = {
+    "librdkafka": ("librdkafka", "rd", 10, 16),
+    "kafka_python": ("kafka_python", "kp", 9, 12),
+    "aiokafka": ("aiokafka", "aio", 7, 11),
+}
+TRANSACTIONAL = 0x10
+CONTROL = 0x20
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One top-level entry of a records field: a record batch (magic 2: ``count`` records)
+    or a message (magic 0 and 1; a compressed one is one wrapper, ``count`` is None)."""
+
+    magic: int
+    attributes: int
+    count: int | None
+    payload: bytes  # magic 2: what follows the batch header; magic 0/1: the value
+
+    @property
+    def codec(self) -> str:
+        return CODECS[self.attributes & 7]
+
+
+def _entries(records: bytes | None) -> list[Entry]:
+    """Every entry of a records field, of any magic, read from the wire layout (message
+    format v0/v1: offset, size, crc, magic, attributes, [timestamp,] key, value)."""
+    data = records or b""
+    out = []
+    pos = 0
+    while pos < len(data):
+        size = int.from_bytes(data[pos + 8 : pos + 12], "big")
+        end = pos + 12 + size
+        assert end <= len(data), "a whole entry (no fetch-size truncation here)"
+        magic = data[pos + 16]
+        if magic == 2:
+            attributes = int.from_bytes(data[pos + 21 : pos + 23], "big")
+            count = int.from_bytes(data[pos + 57 : pos + 61], "big")
+            out.append(Entry(2, attributes, count, data[pos + 61 : end]))
+        else:
+            assert magic in (0, 1), magic
+            attributes = data[pos + 17]
+            at = pos + 18 + (8 if magic == 1 else 0)  # magic 1 has a timestamp
+            key_size = int.from_bytes(data[at : at + 4], "big", signed=True)
+            at += 4 + max(key_size, 0)
+            value_size = int.from_bytes(data[at : at + 4], "big", signed=True)
+            value = data[at + 4 : at + 4 + max(value_size, 0)]
+            assert at + 4 + max(value_size, 0) == end
+            out.append(Entry(magic, attributes, None, value))
+        pos = end
+    return out
+
+
+def _record_files(kind: str) -> list[str]:
+    names = sorted(p.name for p in GOLDEN.glob("*.jsonl"))
+    if kind == "records":
+        return [
+            n
+            for n in names
+            if re.fullmatch(
+                r"(librdkafka|kafka_python|aiokafka)_records_"
+                r"(none|gzip|snappy|lz4|zstd)\.jsonl",
+                n,
+            )
+        ]
+    if kind == "legacy":
+        return [n for n in names if re.fullmatch(r"kafka_python_magic[01]_\w+\.jsonl", n)]
+    return [n for n in names if n.endswith("_txn_abort.jsonl")]
+
+
+def _in_file(packages: Any, name: str, api_key: int, direction: str) -> list[tuple[Any, Any]]:
+    return [(h, b) for _, h, b in decoded(packages, api_key, direction, files={name})]
+
+
+def _partitions(body: Any, topics: str, partitions: str) -> list[tuple[Any, Any]]:
+    return [(t, p) for t in getattr(body, topics) for p in getattr(t, partitions)]
+
+
+def test_record_files_are_all_there() -> None:
+    assert len(_record_files("records")) == 15  # 3 clients x 5 codecs
+    assert len(_record_files("legacy")) == 7  # magic 0: no lz4
+    assert _record_files("txn") == ["kafka_python_txn_abort.jsonl", "librdkafka_txn_abort.jsonl"]
+
+
+@pytest.mark.parametrize("name", _record_files("records"))
+def test_record_batches_of_every_codec(packages: Any, name: str) -> None:
+    """3 batches of 5 records, magic 2 in the file's codec, produced one batch per request
+    at the client's Produce version and read back in one Fetch response."""
+    match = re.fullmatch(r"(\w+)_records_(\w+)\.jsonl", name)
+    assert match is not None
+    client, codec = match.groups()
+    _, short, produce_version, fetch_version = RECORD_CLIENTS[client]
+    topic = f"{short}-rec-{codec}"
+    produced = []
+    for header, body in _in_file(packages, name, 0, "request"):
+        assert header.client_id == f"golden-{short}-rec-{codec}"
+        assert header.request_api_version == produce_version
+        assert body.acks == -1 and body.transactional_id is None
+        for t, p in _partitions(body, "topic_data", "partition_data"):
+            assert (t.name, p.index) == (topic, 0)
+            produced += _entries(p.records)
+    assert [(e.magic, e.codec, e.count) for e in produced] == [(2, codec, 5)] * 3
+    answers = [
+        (p.error_code, p.base_offset)
+        for _, b in _in_file(packages, name, 0, "response")
+        for _, p in _partitions(b, "responses", "partition_responses")
+    ]
+    assert answers == [(0, 0), (0, 5), (0, 10)]
+    fetched = []
+    for header, body in _in_file(packages, name, 1, "response"):
+        for t, p in _partitions(body, "responses", "partitions"):
+            assert p.error_code == 0
+            if fetch_version < 13:
+                assert t.topic == topic
+            if p.records:
+                assert p.high_watermark == 15
+                fetched += _entries(p.records)
+    assert [(e.magic, e.codec, e.count) for e in fetched] == [(2, codec, 5)] * 3
+    # the fetched batches are the produced ones, byte for byte
+    assert [e.payload for e in fetched] == [e.payload for e in produced]
+    versions = {f.api_version for f, _, _ in decoded(packages, 1, "request", files={name})}
+    assert versions == {fetch_version}
+    if codec == "gzip":
+        assert all(b"batch" in gzip.decompress(e.payload) for e in produced)
+    elif codec == "none":
+        assert all(b"batch" in e.payload for e in produced)
+
+
+@pytest.mark.parametrize("name", _record_files("legacy"))
+def test_legacy_message_formats(packages: Any, name: str) -> None:
+    """kafka-python pinned to (0, 9) sends Produce v1 with magic 0 messages, pinned to
+    (0, 10, 0) Produce v2 with magic 1: three requests of 5 messages (one compressed
+    wrapper when compressed). Tansu answers a compressed one with error 59 and base offset
+    -1 and closes the connection on an uncompressed one. Then one magic 2 batch (Produce
+    v9), which the pinned consumer reads back unconverted in Fetch v1 (v2)."""
+    match = re.fullmatch(r"kafka_python_magic([01])_(\w+)\.jsonl", name)
+    assert match is not None
+    magic, codec = int(match.group(1)), match.group(2)
+    topic = f"kp-magic{magic}-{codec}"
+    legacy_version = magic + 1  # Produce and Fetch v1 (magic 0), v2 (magic 1)
+    legacy, modern = [], []
+    for frame, header, body in decoded(packages, 0, "request", files={name}):
+        parts = _partitions(body, "topic_data", "partition_data")
+        assert [(t.name, p.index) for t, p in parts] == [(topic, 0)], frame.where
+        entries = _entries(parts[0][1].records)
+        if header.client_id == f"golden-kp-magic{magic}-{codec}":
+            assert frame.api_version == legacy_version, frame.where
+            legacy.append(entries)
+        else:
+            assert header.client_id == f"golden-kp-magic{magic}-{codec}-v2"
+            assert frame.api_version == 9, frame.where
+            modern.append(entries)
+    per_request = [(magic, codec)] * (5 if codec == "none" else 1)
+    assert [[(e.magic, e.codec) for e in entries] for entries in legacy] == [per_request] * 3
+    if codec == "gzip":  # each wrapper's value is a gzip'd message set of 5 messages
+        for entries in legacy:
+            inner = _entries(gzip.decompress(entries[0].payload))
+            assert [(e.magic, e.codec) for e in inner] == [(magic, "none")] * 5
+    elif codec == "none":
+        # values: text, text, null (a tombstone), text, empty
+        for entries in legacy:
+            assert [b"batch" in e.payload for e in entries] == [True, True, False, True, False]
+    assert [[(e.magic, e.codec, e.count) for e in entries] for entries in modern] == [
+        [(2, codec, 2)]
+    ]
+    by_version: defaultdict[int, list[tuple[int, int]]] = defaultdict(list)
+    for frame, _, b in decoded(packages, 0, "response", files={name}):
+        by_version[frame.api_version] += [
+            (p.error_code, p.base_offset)
+            for _, p in _partitions(b, "responses", "partition_responses")
+        ]
+    expected_legacy = [] if codec == "none" else [(59, -1)] * 3  # UNKNOWN_PRODUCER_ID
+    assert by_version.get(legacy_version, []) == expected_legacy
+    assert by_version[9] == [(0, 0)]
+    fetched = []
+    versions = set()
+    for frame, _, body in decoded(packages, 1, "response", files={name}):
+        versions.add(frame.api_version)
+        for t, p in _partitions(body, "responses", "partitions"):
+            assert (t.topic, p.partition_index, p.error_code) == (topic, 0, 0)
+            fetched += _entries(p.records)
+    assert versions == {legacy_version}
+    # Tansu returns the magic 2 batch as stored: no conversion to the fetch version's format
+    assert [(e.magic, e.codec, e.count) for e in fetched] == [(2, codec, 2)]
+    assert [e.payload for e in fetched] == [modern[0][0].payload]
+
+
+@pytest.mark.parametrize("name", _record_files("txn"))
+def test_aborted_transaction_workloads(packages: Any, name: str) -> None:
+    """Commit, abort, commit: three transactional batches of 3 records, three EndTxn, and
+    consumers at both isolation levels that get all 3 data batches and the 3 control
+    batches, with an empty (not null) aborted-transactions list from Tansu."""
+    client = "librdkafka" if name.startswith("librdkafka") else "kafka_python"
+    _, short, produce_version, fetch_version = RECORD_CLIENTS[client]
+    topic, txn_id = f"{short}-txn-abort", f"golden-{short}-txn-abort-id"
+    codec = "lz4" if client == "librdkafka" else "none"
+    produced = []
+    for frame, header, body in decoded(packages, 0, "request", files={name}):
+        assert frame.api_version == produce_version
+        assert header.client_id == f"golden-{short}-txn-abort"
+        assert body.transactional_id == txn_id
+        for t, p in _partitions(body, "topic_data", "partition_data"):
+            assert (t.name, p.index) == (topic, 0)
+            produced += _entries(p.records)
+    assert [
+        (e.magic, e.codec, e.count, e.attributes & (TRANSACTIONAL | CONTROL)) for e in produced
+    ] == [(2, codec, 3, TRANSACTIONAL)] * 3
+    end = [(b.transactional_id, b.committed) for _, b in _in_file(packages, name, 26, "request")]
+    assert end == [(txn_id, True), (txn_id, False), (txn_id, True)]
+    assert all(b.error_code == 0 for _, b in _in_file(packages, name, 26, "response"))
+    isolation = {h.client_id: b.isolation_level for h, b in _in_file(packages, name, 1, "request")}
+    assert isolation == {
+        f"golden-{short}-txn-committed": 1,  # read_committed
+        f"golden-{short}-txn-uncommitted": 0,  # read_uncommitted
+    }
+    readers = set()
+    for frame, _, body in decoded(packages, 1, "response", files={name}):
+        assert frame.api_version == fetch_version
+        for t, p in _partitions(body, "responses", "partitions"):
+            assert p.error_code == 0
+            assert p.aborted_transactions == ()  # empty, not null: no entries captured
+            assert p.last_stable_offset == p.high_watermark
+            if not p.records:
+                continue
+            readers.add(frame.client_id)
+            fetched = _entries(p.records)
+            data = [e for e in fetched if not e.attributes & CONTROL]
+            markers = [e for e in fetched if e.attributes & CONTROL]
+            assert [(e.codec, e.count) for e in data] == [(codec, 3)] * 3
+            assert [e.payload for e in data] == [e.payload for e in produced]
+            assert [(e.codec, e.count, e.attributes & TRANSACTIONAL) for e in markers] == [
+                ("none", 1, TRANSACTIONAL)
+            ] * 3
+            # a control batch follows each transaction's data batch
+            assert [bool(e.attributes & CONTROL) for e in fetched] == [False, True] * 3
+    assert readers == set(isolation)
 
 
 def test_describe_configs(packages: Any) -> None:
