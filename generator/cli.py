@@ -12,7 +12,7 @@ from . import broker_versions, diff
 from .errors import SpecError
 from .format import compare_package, write_package
 from .library import generate_files
-from .pipeline import capture, job
+from .pipeline import capture, job, report
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, diff, job):
+    for tool in (capture, broker_versions, diff, job, report):
         tool.register(commands)
     return parser
 

@@ -40,7 +40,7 @@ from .frames import COLUMNS, SCHEMA_DDL, capture_rows
 CAPTURE_SUFFIXES = (".jsonl", ".json")
 
 
-class CapturePartition(InputPartition):  # type: ignore[misc]
+class CapturePartition(InputPartition):
     """A byte range of a capture file, or a whole pcap file (the ``file_no``-th read)."""
 
     def __init__(
@@ -81,7 +81,7 @@ def option_paths(options: dict[str, str]) -> list[str]:
     raise ValueError("kafka-capture: no path given")
 
 
-class KafkaCaptureDataSource(DataSource):  # type: ignore[misc]
+class KafkaCaptureDataSource(DataSource):
     @classmethod
     def name(cls) -> str:
         return "kafka-capture"
@@ -95,7 +95,7 @@ class KafkaCaptureDataSource(DataSource):  # type: ignore[misc]
         return KafkaCaptureReader(dict(self.options))
 
 
-class KafkaCaptureReader(DataSourceReader):  # type: ignore[misc]
+class KafkaCaptureReader(DataSourceReader):
     def __init__(self, options: dict[str, str]) -> None:
         lowered = {k.lower(): v for k, v in options.items()}
         self.paths = option_paths(lowered)
@@ -125,7 +125,9 @@ class KafkaCaptureReader(DataSourceReader):  # type: ignore[misc]
                 )
         return parts or [CapturePartition("", "none")]
 
-    def read(self, partition: CapturePartition) -> Iterator[Any]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        if not isinstance(partition, CapturePartition):
+            raise TypeError(f"kafka-capture: not one of its partitions: {partition!r}")
         if partition.kind == "none":
             return iter(())
         if partition.kind == "pcap":
@@ -144,9 +146,11 @@ def _rows_option(options: dict[str, str]) -> str:
     return rows
 
 
-def to_batches(rows: Iterable[tuple[Any, ...]], schema: Any, batch_rows: int = 8192) -> Any:
+def to_batches(
+    rows: Iterable[tuple[Any, ...]], schema: Any, batch_rows: int = 8192
+) -> Iterator[Any]:
     """Arrow record batches (of ``schema``, exact types) of tuples in its column order."""
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
 
     rows = iter(rows)
     while True:
@@ -212,7 +216,7 @@ def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any
     return frames
 
 
-def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ()) -> Any:
+def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ()) -> Iterator[Any]:
     """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
     frame batches, reassembling one connection at a time."""
     from .pcap import Segment, connection_key, reassemble

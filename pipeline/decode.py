@@ -5,10 +5,17 @@
 one generated from the specs it is given), re-encodes it and compares
 the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a plain loop
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
+
+With ``records=True`` the record data of Produce requests and Fetch responses is read
+too (the package's ``records`` module): one ``BatchFacts`` per record batch (magic 2) or
+top-level legacy message (magic 0/1), or one with ``error`` set where the data cannot be
+read (the rest of that partition's data). Magic 2 counts come from the batch header, not
+from decompressing; legacy compressed messages are decompressed to count what they hold.
 """
 
 from __future__ import annotations
 
+import base64
 import importlib
 import json
 from typing import Any, Iterable, Iterator, NamedTuple
@@ -26,15 +33,59 @@ OUT_COLUMNS = (
     "body",
     "software_name",
     "software_version",
+    "batches",
 )
 #: The decoded rows' columns: the data source's (``error`` left out) plus ``OUT_COLUMNS``.
 DECODED_COLUMNS = tuple(c for c in COLUMNS if c != "error") + OUT_COLUMNS
+
+#: One record batch (or legacy top-level message) of a frame, or the data of a partition
+#: that could not be read (``error`` set: the reason; ``data``: the bytes from there on).
+BATCH_FIELDS = (
+    ("topic", "string"),
+    ("topic_id", "string"),
+    ("partition", "int"),
+    ("batch_index", "int"),
+    ("base_offset", "long"),
+    ("magic", "int"),
+    ("compression", "string"),
+    ("record_count", "int"),
+    ("size_bytes", "int"),
+    ("uncompressed_bytes", "long"),
+    ("producer_id", "long"),
+    ("producer_epoch", "int"),
+    ("is_transactional", "boolean"),
+    ("is_control", "boolean"),
+    ("crc_ok", "boolean"),
+    ("error", "string"),
+    ("data", "binary"),
+)
+BATCH_DDL = "struct<" + ", ".join(f"{n}: {t}" for n, t in BATCH_FIELDS) + ">"
 DECODED_DDL = (
     "conn string, ts double, src string, dst string, direction string, api_key int, "
     "api_version int, correlation_id int, client_id string, frame binary, api_name string, "
     "message string, status string, reason string, reencoded_equal boolean, first_diff int, "
-    "body string, software_name string, software_version string"
+    f"body string, software_name string, software_version string, batches array<{BATCH_DDL}>"
 )
+
+
+class BatchFacts(NamedTuple):
+    topic: str | None
+    topic_id: str | None  # Kafka's text form (base64) where the message names topics by id
+    partition: int | None
+    batch_index: int  # its place in the partition's record data, from 0
+    base_offset: int | None
+    magic: int | None
+    compression: str | None  # none, gzip, snappy, lz4, zstd
+    record_count: int | None  # magic 2: from the header; legacy: messages (decompressed)
+    size_bytes: int | None  # on the wire
+    uncompressed_bytes: int | None  # where known without decompressing magic 2 data
+    producer_id: int | None  # magic 2 only
+    producer_epoch: int | None
+    is_transactional: bool | None
+    is_control: bool | None
+    crc_ok: bool | None
+    error: str | None
+    data: bytes | None  # error rows only: the unreadable bytes
 
 
 class Decoded(NamedTuple):
@@ -47,21 +98,48 @@ class Decoded(NamedTuple):
     body: str | None  # JSON of body.to_dict()
     software_name: str | None  # ApiVersionsRequest v3+: the client software
     software_version: str | None
+    batches: list[BatchFacts] | None = None  # Produce requests and Fetch responses
+
+
+def _error(name: str | None, reason: str, message: str | None = None) -> Decoded:
+    return Decoded(name, message, "error", reason, None, None, None, None, None)
+
+
+#: Where record data sits: (api key, direction) -> (topics attribute, topic name
+#: attributes, topic id attribute, partitions attribute, partition index attribute).
+#: These are Kafka's field names (TopicData/PartitionData/Index/Records in Produce,
+#: Responses/Partitions/PartitionIndex/Records in Fetch), stable across versions.
+RECORD_PATHS = {
+    (0, "request"): ("topic_data", ("name",), "topic_id", "partition_data", "index"),
+    (1, "response"): ("responses", ("topic",), "topic_id", "partitions", "partition_index"),
+}
 
 
 class Decoder:
-    """Decodes frames with one generated package."""
+    """Decodes frames with one generated package; ``records``: read record batches too."""
 
-    def __init__(self, package: str = "kafka_messages") -> None:
+    def __init__(self, package: str = "kafka_messages", *, records: bool = True) -> None:
         self.package = package
         self.framing = importlib.import_module(f"{package}.framing")
         self.registry = importlib.import_module(f"{package}.registry")
         self.errors = importlib.import_module(f"{package}.errors")
+        self.records: Any = None
+        if records:
+            try:
+                self.records = importlib.import_module(f"{package}.records")
+            except ImportError as exc:
+                raise RuntimeError(
+                    f"{package} has no records module (a package generated before record "
+                    "batches were supported?): run without record tables, or regenerate"
+                ) from exc
 
     def api_name(self, api_key: int | None) -> str | None:
         if api_key is None:
             return None
-        return str(self.registry.api_name(api_key))
+        try:
+            return str(self.registry.api_name(api_key))
+        except Exception:  # an api key the package does not know
+            return None
 
     def decode(
         self,
@@ -73,64 +151,146 @@ class Decoder:
     ) -> Decoded:
         name = self.api_name(api_key)
         if error is not None:
-            return Decoded(name, None, "error", error, None, None, None, None, None)
+            return _error(name, error)
         try:
             if direction == "request":
                 header, body = self.framing.decode_request(frame)
                 again = self.framing.encode_request(header, body)
             elif api_key is None or api_version is None:
-                return Decoded(
+                return _error(
                     name,
-                    None,
-                    "error",
                     "a response whose request is not in the capture (no api key "
                     "and version to decode it with)",
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
                 )
             else:
                 header, body = self.framing.decode_response(frame, api_key, api_version)
                 again = self.framing.encode_response(header, body, api_key, api_version)
         except self.errors.DecodeError as exc:
-            return Decoded(name, None, "error", f"DecodeError: {exc}", None, None, None, None, None)
+            return _error(name, f"DecodeError: {exc}")
         except Exception as exc:  # a codec bug must not lose the frame either
-            return Decoded(
-                name,
-                None,
-                "error",
-                f"{type(exc).__name__} while decoding: {exc}",
-                None,
-                None,
-                None,
-                None,
-                None,
-            )
+            return _error(name, f"{type(exc).__name__} while decoding: {exc}")
         try:
             text = json.dumps(body.to_dict(), separators=(",", ":"))
         except Exception as exc:
-            return Decoded(
-                name,
-                type(body).__name__,
-                "error",
-                f"{type(exc).__name__} in to_dict: {exc}",
-                None,
-                None,
-                None,
-                None,
-                None,
-            )
+            return _error(name, f"{type(exc).__name__} in to_dict: {exc}", type(body).__name__)
         equal = again == frame
         diff = None if equal else first_difference(bytes(again), frame)
         software = version = None
         if direction == "request" and api_key == 18:
             software = getattr(body, "client_software_name", None) or None
             version = getattr(body, "client_software_version", None) or None
+        batches = None
+        if self.records is not None and api_key is not None and direction is not None:
+            path = RECORD_PATHS.get((api_key, direction))
+            if path is not None:
+                batches = self.batches(body, path)
         return Decoded(
-            name, type(body).__name__, "decoded", None, equal, diff, text, software, version
+            name,
+            type(body).__name__,
+            "decoded",
+            None,
+            equal,
+            diff,
+            text,
+            software,
+            version,
+            batches,
         )
+
+    def batches(
+        self, body: Any, path: tuple[str, tuple[str, ...], str, str, str]
+    ) -> list[BatchFacts]:
+        """The record batches of a decoded Produce request or Fetch response."""
+        topics_attr, name_attrs, id_attr, partitions_attr, index_attr = path
+        out: list[BatchFacts] = []
+        for topic in getattr(body, topics_attr, None) or ():
+            name = next((getattr(topic, a) for a in name_attrs if getattr(topic, a, None)), None)
+            raw_id = getattr(topic, id_attr, None)
+            topic_id = _uuid_text(raw_id) if raw_id is not None and raw_id.int else None
+            for part in getattr(topic, partitions_attr, None) or ():
+                data = getattr(part, "records", None)
+                if data:
+                    out += read_batches(
+                        self.records, data, name, topic_id, getattr(part, index_attr, None)
+                    )
+        return out
+
+
+def read_batches(
+    records: Any, data: bytes, topic: str | None, topic_id: str | None, partition: int | None
+) -> list[BatchFacts]:
+    """``BatchFacts`` of one partition's record data (``records``: the package's module).
+    A batch that cannot be read ends the list with an error entry holding the bytes from
+    that batch on (where the next batch would start is unknown)."""
+    out: list[BatchFacts] = []
+    offset = 0
+    try:
+        for index, batch in enumerate(records.iter_batches(data)):
+            facts = batch_facts(records, batch, topic, topic_id, partition, index)
+            out.append(facts)
+            offset += facts.size_bytes or 0
+    except Exception as exc:  # the package's DecodeError, or a codec failing
+        reason = f"{type(exc).__name__}: {exc}"
+        out.append(
+            BatchFacts(
+                topic,
+                topic_id,
+                partition,
+                len(out),
+                None,
+                None,
+                None,
+                None,
+                len(data) - offset,
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
+                f"record batch {len(out)} of the partition's data cannot be read ({reason})",
+                bytes(data[offset:]),
+            )
+        )
+    return out
+
+
+def batch_facts(
+    records: Any,
+    batch: Any,
+    topic: str | None,
+    topic_id: str | None,
+    partition: int | None,
+    index: int,
+) -> BatchFacts:
+    """One batch's facts (attribute names: the package's ``records`` module)."""
+    magic = int(batch.magic)
+    compression = records.Compression(int(batch.compression)).name.lower()
+    v2 = magic >= 2
+    return BatchFacts(
+        topic,
+        topic_id,
+        partition,
+        index,
+        batch.base_offset,
+        magic,
+        compression,
+        batch.record_count,
+        batch.size,
+        batch.uncompressed_size,
+        batch.producer_id if v2 else None,
+        batch.producer_epoch if v2 else None,
+        bool(batch.is_transactional) if v2 else None,
+        bool(batch.is_control) if v2 else None,
+        bool(batch.crc_ok()),
+        None,
+        None,
+    )
+
+
+def _uuid_text(value: Any) -> str:
+    """Kafka's text form of a UUID: URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(value.bytes).rstrip(b"=").decode("ascii")
 
 
 def first_difference(a: bytes, b: bytes) -> int:
@@ -140,31 +300,40 @@ def first_difference(a: bytes, b: bytes) -> int:
     return min(len(a), len(b))
 
 
+def _output(row: tuple[Any, ...], decoded: Decoded) -> tuple[Any, ...]:
+    """A decoded row: ``frame`` is kept only where it is needed (errors and re-encoding
+    mismatches); batches as tuples."""
+    keep = decoded.status == "error" or decoded.reencoded_equal is False
+    batches = decoded.batches
+    return (
+        *row[:9],
+        row[9] if keep else None,
+        *decoded[:-1],
+        None if batches is None else [tuple(b) for b in batches],
+    )
+
+
 def decode_rows(
-    rows: Iterable[tuple[Any, ...]], package: str = "kafka_messages"
+    rows: Iterable[tuple[Any, ...]], package: str = "kafka_messages", *, records: bool = True
 ) -> Iterator[tuple[Any, ...]]:
     """Decoded rows (``DECODED_COLUMNS``) of data-source rows (``frames.COLUMNS``): the plain
-    loop. ``frame`` is kept only where it is needed: errors and re-encoding mismatches."""
-    decoder = Decoder(package)
+    loop."""
+    decoder = Decoder(package, records=records)
     for row in rows:
-        out = decoder.decode(row[4], row[5], row[6], row[9], row[10])
-        keep = out.status == "error" or out.reencoded_equal is False
-        yield (*row[:9], row[9] if keep else None, *out)
+        yield _output(row, decoder.decode(row[4], row[5], row[6], row[9], row[10]))
 
 
-def decode_batches(batches: Iterable[Any], package: str) -> Iterator[Any]:
+def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -> Iterator[Any]:
     """``mapInArrow`` body: Arrow batches of data-source rows -> batches of decoded rows."""
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
 
     schema = arrow_schema()
-    decoder = Decoder(package)
+    decoder = Decoder(package, records=records)
     for batch in batches:
         columns = [batch.column(name).to_pylist() for name in COLUMNS]
         out: list[list[Any]] = [[] for _ in DECODED_COLUMNS]
         for row in zip(*columns):
-            decoded = decoder.decode(row[4], row[5], row[6], row[9], row[10])
-            keep = decoded.status == "error" or decoded.reencoded_equal is False
-            values = (*row[:9], row[9] if keep else None, *decoded)
+            values = _output(row, decoder.decode(row[4], row[5], row[6], row[9], row[10]))
             for column, value in zip(out, values):
                 column.append(value)
         yield pa.RecordBatch.from_arrays(
@@ -174,17 +343,24 @@ def decode_batches(batches: Iterable[Any], package: str) -> Iterator[Any]:
 
 
 def arrow_schema() -> Any:
+    """The Arrow schema of decoded rows (``DECODED_DDL``, exact types)."""
     import pyarrow as pa
 
     types = {
         "string": pa.string(),
         "double": pa.float64(),
         "int": pa.int32(),
+        "long": pa.int64(),
         "binary": pa.binary(),
         "boolean": pa.bool_(),
     }
+    batch = pa.struct([pa.field(n, types[t]) for n, t in BATCH_FIELDS])
     fields = []
     for part in DECODED_DDL.split(", "):
-        name, kind = part.split(" ")
+        name, kind = part.split(" ", 1)
+        if name == "batches":
+            fields.append(pa.field(name, pa.list_(batch)))
+            break
         fields.append(pa.field(name, types[kind]))
+    assert tuple(f.name for f in fields) == DECODED_COLUMNS
     return pa.schema(fields)

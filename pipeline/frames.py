@@ -437,7 +437,7 @@ def _missing(runs: Any, i: int, frame_end: int) -> int:
             break
         missing += start - pos
         pos = min(start + len(data), frame_end)
-    return missing + max(0, frame_end - pos)
+    return int(missing + max(0, frame_end - pos))
 
 
 # --- pairing -------------------------------------------------------------------------------

@@ -3,12 +3,14 @@
 ::
 
     kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH] [--master URL]
+                           [--target-specs PATH] [--fail-on-unready] [--report] [--no-records]
 
 Reads capture files and pcap/pcapng (``datasource.read_frames``: the ``kafka-capture`` data
 source, TCP streams of pcap files reassembled across files), decodes every
 frame with a package generated from ``--specs`` (default: the specs shipped with the tool)
 into a temporary folder and shipped to the executors as a zip, re-encodes it
-and compares the bytes, and writes Parquet tables under ``DIR``:
+and compares the bytes, reads the record batches of Produce requests and Fetch
+responses, and writes Parquet tables under ``DIR``:
 
 ``usage/``        client software name/version (from ApiVersionsRequest v3+ on the same
                   connection), client id, api key, api name, api version: frames, requests,
@@ -18,11 +20,22 @@ and compares the bytes, and writes Parquet tables under ``DIR``:
                   errors
 ``messages/<Message>/``  decoded bodies with nested columns (the generated package's
                   schemas built from the same model), one table per message (e.g. ``MetadataRequest``)
-``errors/``       every frame that could not be decoded: reason and bytes
+``batches/``      one row per record batch (legacy: top-level message) in Produce requests
+                  and Fetch responses: where it was, magic, compression, counts, sizes,
+                  producer, flags, CRC
+``record_usage/`` client software x client id x direction x magic x compression: batches,
+                  records, bytes
+``readiness/``    with ``--target-specs``: per client x api key x version seen (and per
+                  client x message format), supported by the target or not, and why
+``errors/``       every frame that could not be decoded and every record batch that could
+                  not be read (``kind``): reason and bytes
 
-Nothing is lost: frames read = decoded + errors is checked (exit status 1 otherwise) and
-printed with a short summary. Spark runs in local mode unless ``--master`` (or
-``spark-submit``) says otherwise.
+Nothing is lost: frames read = decoded + frame errors, and record batches read = rows of
+``batches/`` + batch errors, are checked (exit status 1 otherwise) and printed with a
+short summary and, with ``--target-specs``, the readiness verdict (``--fail-on-unready``:
+exit status 1 when a client would break). ``--report`` also writes ``DIR/report.html``
+(``pipeline.report``). Spark runs in local mode unless ``--master`` (or ``spark-submit``)
+says otherwise.
 """
 
 from __future__ import annotations
@@ -41,7 +54,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-TABLES = ("usage", "conformance", "messages", "errors")
+from .report import REPORT
+
+TABLES = (
+    "usage",
+    "conformance",
+    "messages",
+    "errors",
+    "batches",
+    "record_usage",
+    "readiness",
+)
 
 
 def register(commands: Any) -> None:
@@ -85,11 +108,35 @@ def register(commands: Any) -> None:
         help="comma-separated broker ports, for pcap connections whose "
         "handshake was not captured",
     )
+    parser.add_argument(
+        "--target-specs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="a spec set to upgrade to (e.g. a Kafka 4.x release's; repeat to merge): adds "
+        "readiness/ and prints a verdict",
+    )
+    parser.add_argument(
+        "--fail-on-unready",
+        action="store_true",
+        help="exit status 1 if a client would break on the --target-specs (for CI)",
+    )
+    parser.add_argument(
+        "--report", action="store_true", help=f"also write DIR/{REPORT} (pipeline.report)"
+    )
+    parser.add_argument(
+        "--no-records",
+        action="store_true",
+        help="do not read record batches (no batches/ and record_usage/)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(func=cmd_pipeline)
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
+    if args.fail_on_unready and not args.target_specs:
+        print("kafka-specgen pipeline: --fail-on-unready needs --target-specs", file=sys.stderr)
+        return 2
     summary = run_pipeline(
         args.input,
         args.out,
@@ -97,9 +144,16 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         master=args.master,
         broker_ports=args.broker_ports,
         progress=not args.quiet,
+        target_specs=args.target_specs,
+        records=not args.no_records,
+        report=args.report,
     )
     print(format_summary(summary))
-    return 0 if summary["nothing_lost"] else 1
+    if not summary["nothing_lost"]:
+        return 1
+    if args.fail_on_unready and not summary["readiness"]["ready"]:
+        return 1
+    return 0
 
 
 # --- Spark session and packages ---------------------------------------------------------------
@@ -143,15 +197,11 @@ def spark_session(
     return session
 
 
-def package_for(
-    specs: Sequence[Path] | None, workdir: Path
-) -> tuple[str, Path, dict[str, Any]]:
+def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path, dict[str, Any]]:
     """``(package name, folder holding it, Spark schema per message)``: a package generated
     from ``specs``, or from the specs shipped with the tool (named after a hash of the spec
     paths, so two spec sets never collide); the schemas come from the same model."""
-    from ..format import write_package
-    from ..library import bundled_specs, load_specs, package_files
-    from ..spark_schema import spark_schemas
+    from ._specgen import bundled_specs, load_specs, package_files, spark_schemas, write_package
 
     paths = list(specs) if specs else [bundled_specs()]
     digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()
@@ -177,11 +227,14 @@ def zip_package(folder: Path, name: str, out: Path) -> Path:
 def zip_pipeline(out: Path) -> Path:
     """A zip of ``kafka_specgen``'s own ``__init__`` and its ``pipeline`` subpackage: all
     that executors import of the tool (no jinja2, black or jsonschema there)."""
-    import kafka_specgen
+    import importlib
 
+    init = importlib.import_module("kafka_specgen").__file__
+    if init is None:
+        raise RuntimeError("kafka_specgen has no __init__ file to ship")
     target = out / "kafka_specgen.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.write(Path(kafka_specgen.__file__), "kafka_specgen/__init__.py")  # type: ignore[arg-type]
+        zf.write(Path(init), "kafka_specgen/__init__.py")
         for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
             zf.write(path, f"kafka_specgen/pipeline/{path.name}")
     return target
@@ -193,13 +246,13 @@ def ship(spark: Any, package: str, folder: Path, workdir: Path) -> None:
         sys.path.insert(0, str(folder))
     sc = spark.sparkContext
     shipped = _SHIPPED.setdefault(sc.applicationId, set())
-    for name, make_zip in (
-        (package, lambda: zip_package(folder, package, workdir)),
-        ("kafka_specgen", lambda: zip_pipeline(workdir)),
-    ):
-        if name not in shipped:  # Spark refuses a second file of the same name
-            sc.addPyFile(str(make_zip()))
-            shipped.add(name)
+    # Spark refuses a second file of the same name
+    if package not in shipped:
+        sc.addPyFile(str(zip_package(folder, package, workdir)))
+        shipped.add(package)
+    if "kafka_specgen" not in shipped:
+        sc.addPyFile(str(zip_pipeline(workdir)))
+        shipped.add("kafka_specgen")
 
 
 _SHIPPED: dict[str, set[str]] = {}
@@ -262,13 +315,25 @@ def run_pipeline(
     progress: bool = True,
     spark: Any = None,
     workdir: Path | None = None,
+    target_specs: Sequence[Path] | None = None,
+    records: bool = True,
+    report: bool = False,
 ) -> dict[str, Any]:
-    """Run the whole job; returns the summary (counts per table, ``nothing_lost``).
+    """Run the whole job; returns the summary (counts per table, ``nothing_lost``, and with
+    ``target_specs`` the readiness verdict).
 
     ``spark``: an existing session to use (left running); otherwise one is started and
     stopped here. ``workdir``: where a package generated from ``specs`` and the zips for
     the executors go (kept); by default a temporary folder, removed at the end.
+    ``records``: read record batches (``batches/``, ``record_usage/``). ``report``: write
+    ``out/report.html`` from the tables.
     """
+    # a target spec set that does not load fails here, before Spark starts
+    target = None
+    if target_specs:
+        from .readiness import Target
+
+        target = Target(target_specs)
     own = spark is None
     t0 = time.monotonic()
     if own:
@@ -280,7 +345,14 @@ def run_pipeline(
     try:
         with Progress(spark, progress) as prog:
             prog.say(f"Spark {spark.version} up ({spark.sparkContext.master}) in {startup:.1f} s")
-            summary = _run(spark, inputs, Path(out), specs, broker_ports, workdir, prog)
+            summary = _run(
+                spark, inputs, Path(out), specs, broker_ports, workdir, prog, target, records
+            )
+            if report:
+                from .report import write_report
+
+                summary["report"] = str(write_report(Path(out)))
+                prog.say(f"wrote {summary['report']}")
         summary["startup_s"] = round(startup, 3)
         summary["total_s"] = round(time.monotonic() - t0, 3)
         return summary
@@ -291,6 +363,27 @@ def run_pipeline(
             spark.stop()
 
 
+#: Where a frame or record batch was: the columns ``errors/`` starts with.
+ERROR_COLUMNS = (
+    "kind",
+    "conn",
+    "ts",
+    "src",
+    "dst",
+    "direction",
+    "api_key",
+    "api_name",
+    "api_version",
+    "correlation_id",
+    "client_id",
+    "topic",
+    "partition",
+    "batch_index",
+    "reason",
+    "frame",
+)
+
+
 def _run(
     spark: Any,
     inputs: Sequence[str | Path],
@@ -299,6 +392,8 @@ def _run(
     broker_ports: str,
     workdir: Path,
     prog: Progress,
+    target: Any,
+    records: bool,
 ) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
@@ -314,10 +409,18 @@ def _run(
     )
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
+    batch_counter = sc.accumulator(0)
 
     frames = read_frames(spark, inputs, broker_ports)
     decoded = frames.mapInArrow(
-        partial(_count_and_decode, package=package, counter=read_counter), DECODED_DDL
+        partial(
+            _count_and_decode,
+            package=package,
+            counter=read_counter,
+            batch_counter=batch_counter,
+            records=records,
+        ),
+        DECODED_DDL,
     )
     stage = out / "staging_decoded"
     _remove_tables(out)
@@ -326,32 +429,74 @@ def _run(
     staged = spark.read.parquet(str(stage)).cache()
     counts = {r["status"]: r["count"] for r in staged.groupBy("status").count().collect()}
     frames_read = int(read_counter.value)
+    batches_read = int(batch_counter.value)
     n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
     decode_s = time.monotonic() - started
     prog.say(
-        f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors "
-        f"({time.monotonic() - started:.1f} s)"
+        f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors"
+        + (f", {batches_read} record batches" if records else "")
+        + f" ({time.monotonic() - started:.1f} s)"
     )
 
-    # errors/
-    errors = staged.filter(F.col("status") == "error").select(
-        "conn",
-        "ts",
-        "src",
-        "dst",
-        "direction",
-        "api_key",
-        "api_name",
-        "api_version",
-        "correlation_id",
-        "client_id",
+    ok = F.col("status") == "decoded"
+    # the client software of a connection: its first ApiVersionsRequest v3+
+    software = (
+        staged.filter(F.col("software_name").isNotNull())
+        .groupBy("conn")
+        .agg(F.min_by(F.struct("software_name", "software_version"), "ts").alias("sw"))
+        .select(
+            "conn",
+            F.col("sw.software_name").alias("software_name"),
+            F.col("sw.software_version").alias("software_version"),
+        )
+    )
+    # one row per record batch entry (read or not)
+    entries = (
+        staged.filter(F.col("batches").isNotNull())
+        .select(
+            "conn",
+            "ts",
+            "src",
+            "dst",
+            "direction",
+            "api_key",
+            "api_name",
+            "api_version",
+            "correlation_id",
+            "client_id",
+            F.explode("batches").alias("b"),
+        )
+        .select("*", "b.*")
+        .drop("b")
+    )
+
+    # errors/: frames that did not decode, then record batches that could not be read
+    null_int = F.lit(None).cast("int")
+    frame_errors = staged.filter(F.col("status") == "error").select(
+        F.lit("frame").alias("kind"),
+        *ERROR_COLUMNS[1:11],
+        F.lit(None).cast("string").alias("topic"),
+        null_int.alias("partition"),
+        null_int.alias("batch_index"),
         "reason",
         "frame",
     )
-    errors.coalesce(1).write.mode("overwrite").parquet(str(out / "errors"))
+    batch_errors = entries.filter(F.col("error").isNotNull()).select(
+        F.lit("batch").alias("kind"),
+        *ERROR_COLUMNS[1:14],
+        F.col("error").alias("reason"),
+        F.col("data").alias("frame"),
+    )
+    frame_errors.unionByName(batch_errors).coalesce(1).write.mode("overwrite").parquet(
+        str(out / "errors")
+    )
+    error_kinds = {
+        r["kind"]: r["count"]
+        for r in spark.read.parquet(str(out / "errors")).groupBy("kind").count().collect()
+    }
+    n_batch_errors = error_kinds.get("batch", 0)
 
     # conformance/
-    ok = F.col("status") == "decoded"
     mismatch = ok & ~F.col("reencoded_equal")
     conformance = (
         staged.groupBy("api_key", "api_name", "direction", "api_version")
@@ -373,33 +518,84 @@ def _run(
     conf_rows = spark.read.parquet(str(out / "conformance")).collect()
 
     # usage/
-    software = (
-        staged.filter(F.col("software_name").isNotNull())
-        .groupBy("conn")
-        .agg(F.min_by(F.struct("software_name", "software_version"), "ts").alias("sw"))
-    )
+    client = ["software_name", "software_version", "client_id"]
     usage = (
         staged.filter(F.col("api_key").isNotNull())
+        .drop("software_name", "software_version")
         .join(software, "conn", "left")
-        .groupBy(
-            F.col("sw.software_name").alias("software_name"),
-            F.col("sw.software_version").alias("software_version"),
-            "client_id",
-            "api_key",
-            "api_name",
-            "api_version",
-        )
+        .groupBy(*client, "api_key", "api_name", "api_version")
         .agg(
             F.count(F.lit(1)).alias("frames"),
             F.sum((F.col("direction") == "request").cast("long")).alias("requests"),
             F.min("ts").alias("first_ts"),
             F.max("ts").alias("last_ts"),
         )
-        .orderBy("software_name", "software_version", "client_id", "api_key", "api_version")
+        .orderBy(*client, "api_key", "api_version")
     )
     usage.coalesce(1).write.mode("overwrite").parquet(str(out / "usage"))
     usage_rows = spark.read.parquet(str(out / "usage")).count()
     prog.say("wrote errors/, conformance/, usage/")
+
+    # batches/ and record_usage/
+    n_batches = record_usage_rows = 0
+    if records:
+        batches = (
+            entries.filter(F.col("error").isNull())
+            .join(software, "conn", "left")
+            .select(
+                "conn",
+                "ts",
+                "direction",
+                "api_key",
+                "api_name",
+                "api_version",
+                "correlation_id",
+                *client,
+                "topic",
+                "topic_id",
+                "partition",
+                "batch_index",
+                "base_offset",
+                "magic",
+                "compression",
+                "record_count",
+                "size_bytes",
+                "uncompressed_bytes",
+                "producer_id",
+                "producer_epoch",
+                "is_transactional",
+                "is_control",
+                "crc_ok",
+            )
+        )
+        batches.write.mode("overwrite").parquet(str(out / "batches"))
+        written = spark.read.parquet(str(out / "batches"))
+        n_batches = written.count()
+        record_usage = (
+            written.groupBy(*client, "direction", "magic", "compression")
+            .agg(
+                F.count(F.lit(1)).alias("batches"),
+                F.sum("record_count").alias("records"),
+                F.sum("size_bytes").alias("bytes"),
+                F.sum("uncompressed_bytes").alias("uncompressed_bytes"),
+                F.sum(F.col("uncompressed_bytes").isNull().cast("long")).alias(
+                    "batches_without_uncompressed_size"
+                ),
+                F.sum(F.col("is_control").cast("long")).alias("control_batches"),
+                F.sum(F.col("is_transactional").cast("long")).alias("transactional_batches"),
+                F.sum((~F.col("crc_ok")).cast("long")).alias("crc_failures"),
+            )
+            .orderBy(*client, "direction", "magic", "compression")
+        )
+        record_usage.coalesce(1).write.mode("overwrite").parquet(str(out / "record_usage"))
+        record_usage_rows = spark.read.parquet(str(out / "record_usage")).count()
+        prog.say(f"wrote batches/ ({n_batches} rows), record_usage/")
+
+    # readiness/
+    readiness: dict[str, Any] | None = None
+    if target is not None:
+        readiness = _readiness(spark, staged, software, out, target, records)
+        prog.say(f"wrote readiness/ ({readiness['rows']} rows)")
 
     # messages/<Message>/
     messages = {
@@ -437,38 +633,110 @@ def _run(
 
     total_decoded = sum(r["decoded"] for r in conf_rows)
     equal = sum(r["reencoded_equal"] for r in conf_rows)
+    frames_ok = (
+        frames_read == n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
+        and total_decoded == n_decoded
+        and error_kinds.get("frame", 0) == n_errors
+    )
+    batches_ok = batches_read == n_batches + n_batch_errors
     return {
         "package": package,
         "frames_read": frames_read,
         "decoded": n_decoded,
         "errors": n_errors,
-        "nothing_lost": frames_read == n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
-        and total_decoded == n_decoded,
+        "records": records,
+        "batches_read": batches_read,
+        "batches": n_batches,
+        "batch_errors": n_batch_errors,
+        "nothing_lost": frames_ok and batches_ok,
         "reencoded_equal": equal,
         "mismatches": total_decoded - equal,
         "usage_rows": usage_rows,
         "conformance_rows": len(conf_rows),
+        "record_usage_rows": record_usage_rows,
         "message_tables": tables,
         "messages_without_schema": missing,
+        "readiness": readiness,
         "out": str(out),
         "decode_s": round(decode_s, 3),
         "job_s": round(time.monotonic() - started, 3),
     }
 
 
-def _count_and_decode(batches: Iterable[Any], package: str, counter: Any) -> Iterator[Any]:
+def _readiness(
+    spark: Any, staged: Any, software: Any, out: Path, target: Any, records: bool
+) -> dict[str, Any]:
+    """``readiness/`` and the verdict: requests per client x api key x version, and
+    record batches per client x magic, judged against ``target`` on the driver (a few
+    hundred aggregated rows)."""
+    from pyspark.sql import functions as F
+
+    from .readiness import READINESS_DDL, judge_rows, verdict
+
+    client = ["software_name", "software_version", "client_id"]
+    requests = (
+        staged.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
+        .drop("software_name", "software_version")
+        .join(software, "conn", "left")
+        .groupBy(*client, "api_key", "api_version")
+        .agg(
+            F.first("api_name", ignorenulls=True).alias("api_name"),
+            F.count(F.lit(1)).alias("requests"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
+        )
+        .collect()
+    )
+    formats: list[Any] = []
+    if records:
+        formats = (
+            spark.read.parquet(str(out / "batches"))
+            .groupBy(*client, "magic")
+            .agg(
+                F.count(F.lit(1)).alias("batches"),
+                F.min("ts").alias("first_ts"),
+                F.max("ts").alias("last_ts"),
+            )
+            .collect()
+        )
+    rows = judge_rows(target, [r.asDict() for r in requests], [r.asDict() for r in formats])
+    table = spark.createDataFrame([tuple(r) for r in rows], READINESS_DDL)
+    table.coalesce(1).write.mode("overwrite").parquet(str(out / "readiness"))
+    result = verdict(rows, target.label)
+    return {
+        "target": target.label,
+        "rows": len(rows),
+        "unsupported_rows": sum(not r.supported_by_target for r in rows),
+        "ready": result.ready,
+        "clients": result.clients,
+        "breaking": result.breaking,
+        "verdict": result.text(),
+    }
+
+
+def _count_and_decode(
+    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
+) -> Iterator[Any]:
+    """``mapInArrow``: count the frames read and the record batches found, decode."""
+
     def counted() -> Iterator[Any]:
         for batch in batches:
             counter.add(batch.num_rows)
             yield batch
 
-    return decode_batches_lazy(counted(), package)
+    for out in decode_batches_lazy(counted(), package, records):
+        if records:
+            lengths = out.column("batches").value_lengths()
+            batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
+        yield out
 
 
-def decode_batches_lazy(batches: Iterable[Any], package: str) -> Iterator[Any]:
+def decode_batches_lazy(
+    batches: Iterable[Any], package: str, records: bool = True
+) -> Iterator[Any]:
     from .decode import decode_batches
 
-    return decode_batches(batches, package)
+    return decode_batches(batches, package, records)
 
 
 def _remove_tables(out: Path) -> None:
@@ -477,6 +745,9 @@ def _remove_tables(out: Path) -> None:
         path = out / name
         if path.is_dir():
             shutil.rmtree(path)
+    report = out / REPORT
+    if report.is_file():
+        report.unlink()
 
 
 def format_summary(s: dict[str, Any]) -> str:
@@ -485,18 +756,36 @@ def format_summary(s: dict[str, Any]) -> str:
     lines = [
         f"kafka-specgen pipeline: {s['frames_read']} frames read = {decoded} decoded + "
         f"{s['errors']} errors"
-        + (" (nothing lost)" if s["nothing_lost"] else "  <-- COUNTS DISAGREE: frames were lost"),
+        + (" (nothing lost)" if s["nothing_lost"] else "  <-- COUNTS DISAGREE: something was lost"),
+    ]
+    if s.get("records"):
+        lines.append(
+            f"  record batches: {s['batches_read']} read = {s['batches']} in batches/ + "
+            f"{s['batch_errors']} unreadable (in errors/); record_usage: "
+            f"{s['record_usage_rows']} rows"
+        )
+    lines += [
         f"  conformance: {s['reencoded_equal']}/{decoded} re-encoded byte-exact ({pct:.1f} %), "
         f"{s['mismatches']} mismatches, {s['conformance_rows']} api/direction/version rows",
         f"  usage: {s['usage_rows']} rows; messages: {len(s['message_tables'])} tables; "
-        f"errors: {s['errors']} rows",
+        f"errors: {s['errors'] + s.get('batch_errors', 0)} rows",
     ]
     if s["messages_without_schema"]:
         lines.append(
             f"  no Spark schema (no messages/ table): " f"{', '.join(s['messages_without_schema'])}"
         )
+    tables = ["usage/", "conformance/", "messages/<Message>/", "errors/"]
+    if s.get("records"):
+        tables += ["batches/", "record_usage/"]
+    readiness = s.get("readiness")
+    if readiness:
+        tables.append("readiness/")
+    if s.get("report"):
+        tables.append(REPORT)
     lines.append(
-        f"  tables in {s['out']}/: usage/ conformance/ messages/<Message>/ errors/ "
+        f"  tables in {s['out']}/: {' '.join(tables)} "
         f"(Spark start {s.get('startup_s', 0):.1f} s, job {s['job_s']:.1f} s)"
     )
+    if readiness:
+        lines.append("  readiness: " + readiness["verdict"].replace("\n", "\n  "))
     return "\n".join(lines)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
 from .frames import MAX_FRAME_SIZE, Chunk, Row, pair_frames, split_stream
 
@@ -88,7 +88,10 @@ def read_segments(path: str, file_no: int = 0, name: str | None = None) -> Itera
             if packet is None:
                 continue
             number += 1
-            data, meta = packet
+            data, meta_ = packet
+            # pcap and pcapng readers give different PacketMetadata tuples (scapy's
+            # annotations name the pcap one only)
+            meta: Any = meta_
             if ng:
                 if meta.tshigh is None:
                     continue
@@ -306,7 +309,7 @@ def _looks_like_request(data: bytes) -> bool:
     if len(data) < 14:
         return False
     size, api_key, api_version, _, client_len = struct.unpack_from(">ihhih", data)
-    return (
+    return bool(
         10 <= size <= MAX_FRAME_SIZE
         and 0 <= api_key < 1000
         and 0 <= api_version < 100

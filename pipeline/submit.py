@@ -6,9 +6,10 @@
 The arguments are those of ``kafka-specgen pipeline``; the master comes from spark-submit.
 """
 
+import runpy
 import sys
 
-from kafka_specgen.cli import main
-
 if __name__ == "__main__":
-    sys.exit(main(["pipeline", *sys.argv[1:]]))
+    # ``kafka-specgen pipeline ARGS``: the command line module run as a script
+    sys.argv = ["kafka-specgen", "pipeline", *sys.argv[1:]]
+    runpy.run_module("kafka_specgen.cli", run_name="__main__", alter_sys=True)

@@ -1,0 +1,478 @@
+"""``kafka-specgen report DIR``: one self-contained HTML page from the pipeline's tables.
+
+::
+
+    kafka-specgen report DIR [--out FILE]      (default FILE: DIR/report.html)
+    kafka-specgen pipeline ... --report        (the same, after the tables are written)
+
+The page reads the Parquet tables under ``DIR`` (pyarrow; no Spark) and shows:
+
+- the readiness verdict against the ``--target-specs`` of the run (``readiness/``), with a
+  table of the offending clients, what they send and why the target lacks it;
+- API version usage per client x API as a heatmap (``usage/``): colour is the number of
+  requests (log scale), the cell text the versions used; with ``readiness/``, a red cross
+  marks a client x API that uses a version the target does not support;
+- conformance per API (``conformance/``): the share of frames that re-encoded byte-exact,
+  that decoded but re-encoded differently, and that did not decode;
+- compression and message-format usage per client (``record_usage/``): record batches per
+  magic x codec, stacked.
+
+Plotly draws the charts; its JavaScript is embedded in the page (no network needed to view
+it, nothing fetched). A table that is absent (e.g. no ``readiness/`` without
+``--target-specs``) leaves its section out with a line saying why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import math
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+#: The file name ``pipeline --report`` writes into DIR.
+REPORT = "report.html"
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px 32px;
+       color: #1f2328; max-width: 1500px; }
+h1 { font-size: 24px; margin-bottom: 4px; }
+h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+.sub { color: #59636e; margin-top: 0; }
+.facts { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+.fact { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px 14px; min-width: 130px; }
+.fact b { display: block; font-size: 20px; }
+.verdict { border-radius: 6px; padding: 12px 16px; font-size: 16px; margin: 12px 0; }
+.verdict.bad { background: #ffebe9; border: 1px solid #ff8182; }
+.verdict.good { background: #dafbe1; border: 1px solid #4ac26b; }
+table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
+th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+.note { color: #59636e; font-size: 13px; }
+"""
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "report",
+        help="write one self-contained HTML page from the pipeline's tables",
+        description="Read the Parquet tables `kafka-specgen pipeline` wrote under DIR and "
+        "write one HTML page (charts embedded, viewable offline): readiness verdict, API "
+        "version usage per client, conformance per API, compression and message formats.",
+    )
+    parser.add_argument("dir", type=Path, metavar="DIR", help="the pipeline's --out folder")
+    parser.add_argument(
+        "--out", type=Path, metavar="FILE", help=f"where the page goes (default: DIR/{REPORT})"
+    )
+    parser.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    path = write_report(args.dir, args.out)
+    print(f"kafka-specgen report: wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+# --- reading the tables -------------------------------------------------------------------------
+
+
+def read_table(folder: Path, name: str) -> list[dict[str, Any]] | None:
+    """The rows of table ``name`` under ``folder``; ``None`` if it is not there."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # no stubs or py.typed
+
+    path = folder / name
+    if not path.is_dir():
+        return None
+    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    return rows
+
+
+def client_of(row: dict[str, Any]) -> str:
+    """A client's label: ``software version · client id``."""
+    software = " ".join(p for p in (row.get("software_name"), row.get("software_version")) if p)
+    return f"{software or 'unknown software'} · {row.get('client_id') or '(no client id)'}"
+
+
+def api_label(name: str | None, key: int | None) -> str:
+    return f"{name or 'api key'} ({key})" if name else f"api key {key}"
+
+
+# --- the figures ----------------------------------------------------------------------------------
+
+
+def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] | None) -> Any:
+    """Client x API: requests (log colour), versions as text; crosses where the target
+    lacks a version the client used."""
+    import plotly.graph_objects as go  # type: ignore[import-untyped]  # no py.typed
+
+    requests: dict[tuple[str, tuple[int, str]], int] = defaultdict(int)
+    versions: dict[tuple[str, tuple[int, str]], set[int]] = defaultdict(set)
+    for row in usage:
+        if not row.get("requests"):
+            continue
+        cell = (client_of(row), (row["api_key"], api_label(row.get("api_name"), row["api_key"])))
+        requests[cell] += row["requests"]
+        versions[cell].add(row["api_version"])
+    unsupported: dict[tuple[str, tuple[int, str]], list[str]] = defaultdict(list)
+    for row in readiness or ():
+        if row["kind"] == "api" and not row["supported_by_target"]:
+            cell = (
+                client_of(row),
+                (row["api_key"], api_label(row.get("api_name"), row["api_key"])),
+            )
+            unsupported[cell].append(f"v{row['api_version']}")
+    clients = sorted({c for c, _ in requests})
+    apis = sorted({a for _, a in requests})
+    x = [a[1] for a in apis]
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
+    hover: list[list[str]] = []
+    for client in clients:
+        z_row: list[float | None] = []
+        t_row: list[str] = []
+        h_row: list[str] = []
+        for api in apis:
+            n = requests.get((client, api))
+            if n is None:
+                z_row.append(None)
+                t_row.append("")
+                h_row.append("")
+                continue
+            vs = ",".join(f"v{v}" for v in sorted(versions[(client, api)]))
+            z_row.append(math.log10(n))
+            t_row.append(vs)
+            bad = unsupported.get((client, api))
+            h_row.append(
+                f"{html.escape(client)}<br>{html.escape(api[1])}: {vs}<br>{n} requests"
+                + (f"<br><b>not supported by the target: {', '.join(bad)}</b>" if bad else "")
+            )
+        z.append(z_row)
+        text.append(t_row)
+        hover.append(h_row)
+    top = max((math.log10(n) for n in requests.values()), default=1.0)
+    ticks = [v for v in (1, 10, 100, 1000, 10_000, 100_000, 1_000_000) if math.log10(v) <= top]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=x,
+            y=clients,
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 9},
+            customdata=hover,
+            hovertemplate="%{customdata}<extra></extra>",
+            colorscale="Blues",
+            zmin=0,
+            zmax=max(top, 1.0),
+            xgap=1,
+            ygap=1,
+            colorbar={
+                "title": {"text": "requests"},
+                "tickvals": [math.log10(v) for v in ticks],
+                "ticktext": [f"{v:,}" for v in ticks],
+            },
+        )
+    )
+    if unsupported:
+        cells = sorted(unsupported)
+        fig.add_trace(
+            go.Scatter(
+                x=[a[1] for _, a in cells],
+                y=[c for c, _ in cells],
+                mode="markers",
+                marker={
+                    "symbol": "x-thin-open",
+                    "size": 16,
+                    "color": "#cf222e",
+                    "line": {"width": 2},
+                },
+                name="not supported by the target",
+                hovertemplate="%{y}<br>%{x}: not supported by the target<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        height=max(420, 24 * len(clients) + 260),
+        margin={"l": 20, "r": 20, "t": 30, "b": 20},
+        xaxis={"side": "top", "tickangle": -45, "categoryorder": "array", "categoryarray": x},
+        yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": clients},
+        legend={"orientation": "h", "y": -0.02},
+        plot_bgcolor="#ffffff",
+    )
+    return fig
+
+
+def conformance_chart(conformance: list[dict[str, Any]]) -> Any:
+    """Per API: the share of frames re-encoded byte-exact, decoded but different, not decoded."""
+    import plotly.graph_objects as go
+
+    totals: dict[tuple[int, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for row in conformance:
+        key = (
+            row["api_key"] if row["api_key"] is not None else -1,
+            (
+                api_label(row.get("api_name"), row["api_key"])
+                if row["api_key"] is not None
+                else "no api key (orphan or unreadable)"
+            ),
+        )
+        t = totals[key]
+        t[0] += row["frames"] or 0
+        t[1] += row["reencoded_equal"] or 0
+        t[2] += row["mismatches"] or 0
+        t[3] += row["errors"] or 0
+    apis = sorted(totals)
+    labels = [a[1] for a in apis]
+    fig = go.Figure()
+    for index, (name, colour) in enumerate(
+        (
+            ("byte-exact", "#2da44e"),
+            ("re-encoded differently", "#d4a72c"),
+            ("not decoded", "#cf222e"),
+        ),
+        start=1,
+    ):
+        shares = [100.0 * totals[a][index] / totals[a][0] if totals[a][0] else 0.0 for a in apis]
+        counts = [f"{totals[a][index]} of {totals[a][0]} frames" for a in apis]
+        fig.add_trace(
+            go.Bar(
+                y=labels,
+                x=shares,
+                orientation="h",
+                name=name,
+                marker_color=colour,
+                customdata=counts,
+                hovertemplate="%{y}: %{x:.1f} % " + name + " (%{customdata})<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="stack",
+        height=max(360, 22 * len(apis) + 140),
+        margin={"l": 20, "r": 20, "t": 30, "b": 40},
+        xaxis={"title": {"text": "% of frames"}, "range": [0, 100]},
+        yaxis={"autorange": "reversed"},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+    )
+    return fig
+
+
+def records_chart(record_usage: list[dict[str, Any]]) -> Any:
+    """Per client: record batches per message format x codec (stacked), records and bytes
+    in the hover."""
+    import plotly.graph_objects as go
+
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    for row in record_usage:
+        kind = f"magic {row['magic']} · {row['compression']}"
+        c = cells[(client_of(row), kind)]
+        c[0] += row["batches"] or 0
+        c[1] += row["records"] or 0
+        c[2] += row["bytes"] or 0
+    clients = sorted({c for c, _ in cells})
+    kinds = sorted({k for _, k in cells})
+    palette = {
+        "none": "#8c959f",
+        "gzip": "#0969da",
+        "snappy": "#8250df",
+        "lz4": "#bf3989",
+        "zstd": "#1a7f37",
+    }
+    fig = go.Figure()
+    for kind in kinds:
+        codec = kind.rsplit(" ", 1)[-1]
+        legacy = not kind.startswith("magic 2")
+        values = [cells.get((c, kind), [0, 0, 0]) for c in clients]
+        fig.add_trace(
+            go.Bar(
+                y=clients,
+                x=[v[0] for v in values],
+                orientation="h",
+                name=kind + ("  (legacy format)" if legacy else ""),
+                marker={
+                    "color": palette.get(codec, "#57606a"),
+                    "pattern": {"shape": "x" if legacy else ""},
+                },
+                customdata=[[v[1], v[2]] for v in values],
+                hovertemplate="%{y}<br>"
+                + kind
+                + ": %{x} batches, %{customdata[0]} records, %{customdata[1]} bytes<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        barmode="stack",
+        height=max(360, 22 * len(clients) + 160),
+        margin={"l": 20, "r": 20, "t": 30, "b": 40},
+        xaxis={"title": {"text": "record batches (legacy formats: top-level messages)"}},
+        yaxis={"autorange": "reversed"},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+    )
+    return fig
+
+
+# --- the page -------------------------------------------------------------------------------------
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row)
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _figure(fig: Any, div_id: str) -> str:
+    html_text: str = fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config={"displaylogo": False, "responsive": True},
+    )
+    return html_text
+
+
+def _readiness_section(readiness: list[dict[str, Any]]) -> str:
+    from .readiness import ReadinessRow, verdict
+
+    rows = [ReadinessRow._make(r.get(f) for f in ReadinessRow._fields) for r in readiness]
+    result = verdict(rows, (rows[0].target if rows else None) or "the target spec set")
+    lines = result.text().split("\n")
+    css = "good" if result.ready else "bad"
+    parts = [f'<div class="verdict {css}" id="verdict"><b>{html.escape(lines[0])}</b>']
+    if len(lines) > 1:
+        parts.append(
+            "<ul>" + "".join(f"<li>{html.escape(x.strip())}</li>" for x in lines[1:]) + "</ul>"
+        )
+    parts.append("</div>")
+    bad = [r for r in rows if not r.supported_by_target]
+    if bad:
+        from .readiness import client_label, what
+
+        grouped: dict[str, list[ReadinessRow]] = defaultdict(list)
+        for r in bad:
+            grouped[what(r)].append(r)
+        parts.append(
+            _table(
+                ("not supported", "clients", "requests / batches", "target's versions", "reason"),
+                (
+                    (
+                        item,
+                        ", ".join(
+                            client_label(r.software_name, r.software_version, r.client_id)
+                            for r in group
+                        ),
+                        sum((r.requests if r.kind == "api" else r.batches) or 0 for r in group),
+                        group[0].target_versions,
+                        group[0].reason,
+                    )
+                    for item, group in sorted(grouped.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+                ),
+            )
+        )
+    supported = sum(r.supported_by_target for r in rows)
+    parts.append(
+        f'<p class="note">{len(rows)} readiness rows ({supported} supported, '
+        f"{len(rows) - supported} not): client x API version and client x message format "
+        "(readiness/).</p>"
+    )
+    return "".join(parts)
+
+
+def render_report(folder: Path) -> str:
+    """The HTML page of the tables under ``folder``."""
+    from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]  # no py.typed
+
+    usage = read_table(folder, "usage")
+    conformance = read_table(folder, "conformance")
+    record_usage = read_table(folder, "record_usage")
+    readiness = read_table(folder, "readiness")
+    errors = read_table(folder, "errors")
+    if usage is None and conformance is None:
+        raise FileNotFoundError(f"{folder}: no usage/ or conformance/ table (run the pipeline)")
+
+    frames = sum(r["frames"] for r in conformance or ())
+    exact = sum(r["reencoded_equal"] or 0 for r in conformance or ())
+    decoded = sum(r["decoded"] or 0 for r in conformance or ())
+    batches = sum(r["batches"] for r in record_usage or ())
+    records = sum(r["records"] or 0 for r in record_usage or ())
+    clients = {client_of(r) for r in usage or ()}
+    facts = [
+        ("frames", f"{frames:,}"),
+        ("decoded", f"{decoded:,}"),
+        ("byte-exact", f"{100.0 * exact / decoded:.1f} %" if decoded else "n/a"),
+        ("errors rows", f"{len(errors):,}" if errors is not None else "n/a"),
+        ("clients", f"{len(clients):,}"),
+        ("record batches", f"{batches:,}" if record_usage is not None else "n/a"),
+        ("records", f"{records:,}" if record_usage is not None else "n/a"),
+    ]
+    sections = []
+    sections.append('<h2 id="readiness-title">Upgrade readiness</h2>')
+    if readiness is not None:
+        sections.append(_readiness_section(readiness))
+    else:
+        sections.append(
+            '<p class="note">No readiness/ table: run the pipeline with --target-specs '
+            "PATH (e.g. a Kafka 4.x release's specs).</p>"
+        )
+    sections.append('<h2 id="usage-title">API version usage per client</h2>')
+    if usage:
+        sections.append(
+            '<p class="note">Requests per client (software and version from ApiVersions v3+, '
+            "and client id) and API; the cell text lists the versions used.</p>"
+        )
+        sections.append(_figure(usage_heatmap(usage, readiness), "usage-heatmap"))
+    else:
+        sections.append('<p class="note">No usage/ rows.</p>')
+    sections.append('<h2 id="conformance-title">Conformance: byte-exact share per API</h2>')
+    if conformance:
+        sections.append(
+            '<p class="note">Each frame is decoded and re-encoded; byte-exact means the '
+            "same bytes came back.</p>"
+        )
+        sections.append(_figure(conformance_chart(conformance), "conformance-chart"))
+    else:
+        sections.append('<p class="note">No conformance/ rows.</p>')
+    sections.append('<h2 id="records-title">Compression and message formats per client</h2>')
+    if record_usage:
+        sections.append(
+            '<p class="note">Record batches in Produce requests and Fetch responses, by message '
+            "format (magic) and codec; hatched bars are the legacy formats (magic 0 and 1), "
+            "which Kafka 4.0 removed.</p>"
+        )
+        sections.append(_figure(records_chart(record_usage), "records-chart"))
+    elif record_usage is None:
+        sections.append(
+            '<p class="note">No record_usage/ table: the pipeline ran with --no-records.</p>'
+        )
+    else:
+        sections.append('<p class="note">No record batches in this traffic.</p>')
+
+    title = "Kafka traffic report"
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    facts_html = "".join(
+        f'<div class="fact">{html.escape(k)}<b>{html.escape(v)}</b></div>' for k, v in facts
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}</title>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<style>{_CSS}</style>"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>'
+        "</head><body>"
+        f"<h1>{title}</h1>"
+        f'<p class="sub">Tables in {html.escape(str(folder))}, written by kafka-specgen '
+        f"pipeline; page made {when}.</p>"
+        f'<div class="facts">{facts_html}</div>' + "".join(sections) + "</body></html>\n"
+    )
+
+
+def write_report(folder: Path, out: Path | None = None) -> Path:
+    """Write the page for the tables under ``folder`` to ``out`` (default
+    ``folder/report.html``); returns its path."""
+    target = out or folder / REPORT
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_report(folder), encoding="utf-8")
+    return target
