@@ -18,6 +18,17 @@ import jinja2
 from .errors import SpecError
 from .facts import Facts, api_names
 from .model import Message, check_class_names, snake_case
+from .layout import (
+    annotated,
+    assignment,
+    condition,
+    import_from,
+    lay_out,
+    pystr,
+    signature,
+    statement,
+    targets,
+)
 from .plan import plan_message
 from .resources import package_folder
 from .views import ModuleBuilder, pylit
@@ -46,11 +57,6 @@ class GeneratedFile:
 def runtime_modules() -> list[str]:
     """The names of the runtime modules (``templates/runtime/*.py``)."""
     return sorted(path.stem for path in RUNTIME.glob("*.py"))
-
-
-def pystr(value: str) -> str:
-    """A string literal: ``repr`` escapes every quote, backslash and control character."""
-    return repr(str(value))
 
 
 def docstring(text: str, indent: int = 0) -> str:
@@ -88,6 +94,16 @@ def environment() -> jinja2.Environment:
     env.filters["pystr"] = pystr
     env.filters["pylit"] = pylit
     env.filters["docstring"] = docstring
+    env.filters["lay_out"] = lay_out
+    env.globals.update(
+        signature=signature,
+        targets=targets,
+        assignment=assignment,
+        import_from=import_from,
+        statement=statement,
+        annotated=annotated,
+        condition=condition,
+    )
     return env
 
 

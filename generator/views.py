@@ -12,6 +12,7 @@ import math
 import uuid
 from dataclasses import dataclass, field, replace
 
+from .layout import Call, Code, Dict, Tup, flat, pybytes, pystr
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan, version_ranges
 from .wiretypes import ARRAY_MIN_SIZE, WIRE_TYPES
@@ -120,10 +121,8 @@ class ClassView:
     fields: tuple[FieldView, ...]
     has_unknown_tags: bool
     has_known_tags: bool
-    json_fields: tuple[tuple[str, str, str], ...]
-    """``(attr, json kind, struct class or "")`` for ``_json``."""
-    versions: tuple[tuple[int, str], ...]
-    """Version -> plan constant."""
+    binding: Call
+    """The ``bind(...)`` call handing the runtime this class's field table and plans."""
     default_const: str
     """``_X_DEFAULT`` if some field compares against an empty instance, else empty."""
 
@@ -159,6 +158,14 @@ class StepView:
     def attr(self) -> str:
         return self.attrs[0]
 
+    @property
+    def targets(self) -> list[str]:
+        return [f"obj.{attr}" for attr in self.attrs]
+
+    @property
+    def pack_call(self) -> Call:
+        return Call(f"_pack_{self.format}", tuple(Code(name) for name in self.targets))
+
 
 @dataclass(frozen=True)
 class GuardView:
@@ -186,10 +193,8 @@ class PlanView:
     guards: tuple[GuardView, ...]
     refuse_unknown_tags: bool
     """A classic version of a class that is flexible elsewhere: unknown tags are refused."""
-    fields: tuple[tuple[str, str, str], ...]
-    """``(attr, wire kind, child plan const or "")`` of the regular fields."""
-    tagged: tuple[tuple[int, str, str, str], ...]
-    invalid_tags: tuple[int, ...]
+    table: Call
+    """The ``Plan(...)`` call: the runtime's table of this layout."""
 
 
 @dataclass(frozen=True)
@@ -286,6 +291,16 @@ class ModuleBuilder:
             )
         fields = tuple(self.field_view(message, f) for f in struct.fields)
         class_name = message.class_name(struct)
+        binding = Call(
+            "bind",
+            (
+                Code(class_name),
+                Tup(tuple(self.json_field(message, f) for f in struct.fields)),
+                Dict(tuple((v, Code(plan_const(plan))) for v, plan in sorted(versions.items()))),
+                *((Code("flexible=True"),) if flexible else ()),
+            ),
+            explode=True,
+        )
         return ClassView(
             class_name=class_name,
             doc=message_doc(message) if is_message else struct_doc(struct, versions),
@@ -293,19 +308,21 @@ class ModuleBuilder:
             fields=fields,
             has_unknown_tags=flexible,
             has_known_tags=known_tags,
-            json_fields=tuple(self.json_field(message, f) for f in struct.fields),
-            versions=tuple(sorted((v, plan_const(plan)) for v, plan in versions.items())),
+            binding=binding,
             default_const=default_const(class_name),
         )
 
-    def json_field(self, message: Message, f: Field) -> tuple[str, str, str]:
+    def json_field(self, message: Message, f: Field) -> Tup:
+        """``(attr, json kind[, struct class])``: the class's field table for ``_json``."""
         element = f.type.element or f.type
         if element.is_struct:
             kind = "struct"
         else:
             kind = {"bytes": "bytes", "records": "bytes", "uuid": "uuid"}.get(element.text, "value")
-        struct_class = message.class_name(f.struct) if f.struct is not None else ""
-        return f.attr, ("[]" if f.type.is_array else "") + kind, struct_class
+        kind = ("[]" if f.type.is_array else "") + kind
+        if f.struct is None:
+            return Tup((f.attr, kind))
+        return Tup((f.attr, kind, Code(message.class_name(f.struct))))
 
     def field_view(self, message: Message, f: Field) -> FieldView:
         element = f.type.element or f.type
@@ -363,7 +380,7 @@ class ModuleBuilder:
             if value.int == 0:
                 return Default.VALUE, self.imports.use("._read", "ZERO_UUID")
             self.imports.use("uuid", "UUID")
-            return Default.VALUE, f"UUID({str(value)!r})"
+            return Default.VALUE, f"UUID({pystr(str(value))})"
         return Default.VALUE, pylit(value)
 
     # --- plans -------------------------------------------------------------------------
@@ -407,20 +424,7 @@ class ModuleBuilder:
             steps=self.steps(message, plan.regular),
             guards=guards,
             refuse_unknown_tags=refuse,
-            fields=tuple(
-                (fp.field.attr, wire_kind(fp), plan_const(fp.child) if fp.child else "")
-                for fp in plan.regular
-            ),
-            tagged=tuple(
-                (
-                    fp.field.tag or 0,
-                    fp.field.attr,
-                    wire_kind(fp),
-                    plan_const(fp.child) if fp.child else "",
-                )
-                for fp in plan.tagged
-            ),
-            invalid_tags=plan.invalid_tags,
+            table=plan_table(message, plan),
         )
 
     def zero_size(self, child: StructPlan) -> bool:
@@ -571,6 +575,29 @@ def default_const(class_name: str) -> str:
     return f"_{snake_case(class_name).upper()}_DEFAULT"
 
 
+def plan_table(message: Message, plan: StructPlan) -> Call:
+    """``Plan(cls, reader, writer, (regular fields), (tagged fields), ...)``."""
+
+    def entry(fp: FieldPlan, *head: object) -> Tup:
+        child = (Code(plan_const(fp.child)),) if fp.child else ()
+        return Tup((*head, fp.field.attr, wire_kind(fp), *child))
+
+    args: list[object] = [
+        Code(message.class_name(plan.struct)),
+        Code(f"_read_{plan.function}"),
+        Code(f"_write_{plan.function}"),
+    ]
+    if plan.regular or plan.tagged:
+        args.append(Tup(tuple(entry(fp) for fp in plan.regular)))
+    if plan.tagged:
+        args.append(Tup(tuple(entry(fp, fp.field.tag) for fp in plan.tagged)))
+    if not plan.flexible:
+        args.append(Code("flexible=False"))
+    if plan.invalid_tags:
+        args.append(Code(f"invalid_tags={flat(Tup(plan.invalid_tags))}"))
+    return Call("Plan", tuple(args))
+
+
 def plan_const(plan: StructPlan) -> str:
     return f"_{plan.function.upper()}"
 
@@ -626,7 +653,11 @@ def pylit(value: object) -> str:
     """A Python literal for a default or a table (never raw spec text)."""
     if isinstance(value, float) and not math.isfinite(value):
         return f'float("{value}")'
-    if isinstance(value, (bool, int, float, str, bytes)) or value is None:
+    if isinstance(value, str):
+        return pystr(value)
+    if isinstance(value, bytes):
+        return pybytes(value)
+    if isinstance(value, (bool, int, float)) or value is None:
         return repr(value)
     if isinstance(value, tuple):
         items = ", ".join(pylit(item) for item in value)

@@ -492,4 +492,3 @@ def decode(data: Buffer, offset: int, plan: Plan, name: str, whole: bool) -> tup
     if whole and end != len(buf):
         raise DecodeError(f"{len(buf) - end} trailing bytes after the body", end, name)
     return obj, end
-

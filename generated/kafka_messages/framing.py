@@ -95,9 +95,7 @@ def decode_request(frame: Buffer) -> tuple[RequestHeader, Any]:
     """Decode a request frame (as a broker or proxy sees it): ``(header, body)``."""
     api_key, api_version = _api_version_of(frame)
     body_class = _body_class(api_key, api_version, "request")
-    header, pos = RequestHeader.decode_from(
-        frame, 0, request_header_version(api_key, api_version)
-    )
+    header, pos = RequestHeader.decode_from(frame, 0, request_header_version(api_key, api_version))
     body, end = body_class.decode_from(frame, pos, api_version)
     _check_end(frame, end, body_class.__name__)
     return header, body
@@ -117,9 +115,7 @@ def encode_request(header: RequestHeader, body: Any) -> bytes:
     return header.encode(header_version) + payload
 
 
-def decode_response(
-    frame: Buffer, api_key: int, api_version: int
-) -> tuple[ResponseHeader, Any]:
+def decode_response(frame: Buffer, api_key: int, api_version: int) -> tuple[ResponseHeader, Any]:
     """Decode a response frame; the caller knows the api key and version it asked with."""
     try:
         header_version = response_header_version(api_key, api_version)

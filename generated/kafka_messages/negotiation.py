@@ -158,8 +158,8 @@ def check_feature(
         common = intersect(needed, offered)
         if common is None:
             word = "version" if needed[0] == needed[1] else "versions"
-            available = "not available" if offered is None else (
-                f"available: {_range_text(offered)}"
+            available = (
+                "not available" if offered is None else (f"available: {_range_text(offered)}")
             )
             reasons.append(f"{_label(key)}: needs {word} {_range_text(needed)}, {available}")
         else:
