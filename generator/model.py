@@ -127,6 +127,9 @@ class Field:
     attr: str
     type: FieldType
     versions: Versions
+    """The versions the field is on the wire: as declared, cut to its struct's."""
+    declared_versions: Versions
+    """The versions as the spec declares them (what a spec comparison compares)."""
     nullable_versions: Versions
     tagged_versions: Versions
     tag: int | None
@@ -531,6 +534,7 @@ class MessageBuilder:
             attr=attribute_name(name),
             type=ftype,
             versions=effective,
+            declared_versions=declared,
             nullable_versions=nullable,
             tagged_versions=tagged,
             tag=tag,

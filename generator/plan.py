@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .model import Field, Message, Struct, snake_case
+from .versions import version_ranges
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,6 @@ class MessagePlans:
     """Every distinct plan, children before their parents."""
     struct_versions: dict[str, dict[int, StructPlan]]
     """Struct name -> version -> plan, for the struct's own encode/decode methods."""
-
-
-def version_ranges(versions: list[int]) -> str:
-    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
-    runs: list[list[int]] = []
-    for v in versions:
-        if runs and v == runs[-1][-1] + 1:
-            runs[-1].append(v)
-        else:
-            runs.append([v])
-    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 class Planner:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterable, Iterator
 
 #: Kafka stores versions as int16; an open-ended range ``N+`` runs up to this.
 MAX_VERSION = 32767
@@ -92,3 +92,72 @@ def _parse_number(text: str, whole: str) -> int:
 
 NONE = Versions(1, 0)
 ALL = Versions(0, MAX_VERSION)
+
+
+@dataclass(frozen=True)
+class VersionSet:
+    """Any set of versions, kept as sorted disjoint ranges: what comparing two spec sets
+    needs (versions added at both ends of a range, a field's regular versions around its
+    tagged ones)."""
+
+    ranges: tuple[Versions, ...] = ()
+
+    @staticmethod
+    def of(*items: Versions) -> VersionSet:
+        """The union of ranges (empty ones are ignored)."""
+        runs = sorted((v for v in items if not v.empty), key=lambda v: v.lo)
+        merged: list[Versions] = []
+        for run in runs:
+            if merged and run.lo <= merged[-1].hi + 1:
+                merged[-1] = Versions(merged[-1].lo, max(merged[-1].hi, run.hi))
+            else:
+                merged.append(run)
+        return VersionSet(tuple(merged))
+
+    @staticmethod
+    def from_versions(versions: Iterable[int]) -> VersionSet:
+        return VersionSet.of(*(Versions(v, v) for v in versions))
+
+    def __iter__(self) -> Iterator[int]:
+        for run in self.ranges:
+            yield from run
+
+    def __bool__(self) -> bool:
+        return bool(self.ranges)
+
+    def __contains__(self, version: object) -> bool:
+        return any(version in run for run in self.ranges)
+
+    def __or__(self, other: VersionSet) -> VersionSet:
+        return VersionSet.of(*self.ranges, *other.ranges)
+
+    def __and__(self, other: VersionSet) -> VersionSet:
+        return VersionSet.of(*(a.intersect(b) for a in self.ranges for b in other.ranges))
+
+    def __sub__(self, other: VersionSet) -> VersionSet:
+        pieces = list(self.ranges)
+        for cut in other.ranges:
+            pieces = [
+                piece
+                for run in pieces
+                for piece in (
+                    run.intersect(Versions(0, cut.lo - 1)),
+                    run.intersect(Versions(cut.hi + 1, MAX_VERSION)),
+                )
+                if not piece.empty
+            ]
+        return VersionSet.of(*pieces)
+
+    def __xor__(self, other: VersionSet) -> VersionSet:
+        return (self - other) | (other - self)
+
+    def __str__(self) -> str:
+        """``0-2, 5``; a range up to the maximum reads ``N+``; empty is ``none``."""
+        if not self.ranges:
+            return "none"
+        return ", ".join(str(run) for run in self.ranges)
+
+
+def version_ranges(versions: Iterable[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"`` (``N+`` for a run up to the maximum)."""
+    return str(VersionSet.from_versions(versions))

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 
 from .layout import Call, Code, Dict, Tup, flat, pybytes, pystr
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
-from .plan import FieldPlan, MessagePlans, StructPlan, version_ranges
+from .plan import FieldPlan, MessagePlans, StructPlan
+from .versions import version_ranges
 from .wiretypes import ARRAY_MIN_SIZE, WIRE_TYPES
 
 

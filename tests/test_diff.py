@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from kafka_specgen.cli import main
-from kafka_specgen.diff import SpecDiff, diff_models, diff_paths, load_model, ranges, render
+from kafka_specgen.diff import SpecDiff, diff_models, diff_paths, load_model, render
+from kafka_specgen.versions import version_ranges as ranges
 from kafka_specgen.model import Message
 
 from tests.genpkg import CORPORA
