@@ -32,7 +32,7 @@ test: $(VENV)/.installed ## run every test (Spark, live broker and browser tests
 
 lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool, the runtime sources and the generated package
 	$(PY) -m black --check generator tests pipeline bench tools templates
-	$(PY) -m mypy generator pipeline tools
+	$(PY) tools/typecheck.py
 	cd $(OUT) && ../$(PY) -m mypy --strict $(PACKAGE)
 
 fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,000,000); prints counts
