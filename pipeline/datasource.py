@@ -52,11 +52,12 @@ class CapturePartition(InputPartition):
 
 
 def input_files(paths: list[str]) -> list[tuple[str, str]]:
-    """``(path, "pcap" | "capture")`` of every input file, sorted within each folder."""
+    """``(path, "pcap" | "capture")`` of every input file, sorted within each folder. The
+    paths are absolute: executors (on a cluster) open them from another working folder."""
     from .pcap import is_pcap
 
     found: list[tuple[str, str]] = []
-    for path in paths:
+    for path in map(os.path.abspath, paths):
         if os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs.sort()

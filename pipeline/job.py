@@ -346,12 +346,20 @@ def run_pipeline(
         with Progress(spark, progress) as prog:
             prog.say(f"Spark {spark.version} up ({spark.sparkContext.master}) in {startup:.1f} s")
             summary = _run(
-                spark, inputs, Path(out), specs, broker_ports, workdir, prog, target, records
+                spark,
+                inputs,
+                Path(out).resolve(),
+                specs,
+                broker_ports,
+                workdir,
+                prog,
+                target,
+                records,
             )
             if report:
                 from .report import write_report
 
-                summary["report"] = str(write_report(Path(out)))
+                summary["report"] = str(write_report(Path(out).resolve()))
                 prog.say(f"wrote {summary['report']}")
         summary["startup_s"] = round(startup, 3)
         summary["total_s"] = round(time.monotonic() - t0, 3)

@@ -95,6 +95,12 @@ def client_of(row: dict[str, Any]) -> str:
     return f"{software or 'unknown software'} · {row.get('client_id') or '(no client id)'}"
 
 
+def shown(label: str) -> str:
+    """A label as plotly shows it: plotly reads a subset of HTML in text (``<b>``, ``<br>``,
+    entities), so a client id such as ``<b>x`` is escaped to show as written."""
+    return html.escape(label, quote=False)
+
+
 def api_label(name: str | None, key: int | None) -> str:
     return f"{name or 'api key'} ({key})" if name else f"api key {key}"
 
@@ -157,7 +163,7 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
         go.Heatmap(
             z=z,
             x=x,
-            y=clients,
+            y=[shown(c) for c in clients],
             text=text,
             texttemplate="%{text}",
             textfont={"size": 9},
@@ -180,7 +186,7 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
         fig.add_trace(
             go.Scatter(
                 x=[a[1] for _, a in cells],
-                y=[c for c, _ in cells],
+                y=[shown(c) for c, _ in cells],
                 mode="markers",
                 marker={
                     "symbol": "x-thin-open",
@@ -196,7 +202,11 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
         height=max(420, 24 * len(clients) + 260),
         margin={"l": 20, "r": 20, "t": 30, "b": 20},
         xaxis={"side": "top", "tickangle": -45, "categoryorder": "array", "categoryarray": x},
-        yaxis={"autorange": "reversed", "categoryorder": "array", "categoryarray": clients},
+        yaxis={
+            "autorange": "reversed",
+            "categoryorder": "array",
+            "categoryarray": [shown(c) for c in clients],
+        },
         legend={"orientation": "h", "y": -0.02},
         plot_bgcolor="#ffffff",
     )
@@ -285,7 +295,7 @@ def records_chart(record_usage: list[dict[str, Any]]) -> Any:
         values = [cells.get((c, kind), [0, 0, 0]) for c in clients]
         fig.add_trace(
             go.Bar(
-                y=clients,
+                y=[shown(c) for c in clients],
                 x=[v[0] for v in values],
                 orientation="h",
                 name=kind + ("  (legacy format)" if legacy else ""),
