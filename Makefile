@@ -67,8 +67,8 @@ clean:
 # The golden captures use ~30 APIs; the repo's own specs have 3, so by default decode them
 # with the Kafka 4.x-era specs shipped inside kafka-python (installed by the dev extra).
 KAFKA_PYTHON_SPECS = $(shell $(PY) -c "import kafka, pathlib; print(pathlib.Path(kafka.__file__).parent / 'protocol/schemas/resources')" 2>/dev/null)
-pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT (PIPELINE_SPECS=... to decode with other specs)
-	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(KAFKA_PYTHON_SPECS))
+pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT, with readiness for the Kafka 4.x-era specs and report.html (PIPELINE_SPECS=..., PIPELINE_TARGET_SPECS=...)
+	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(PIPELINE_DECODE_SPECS)) --target-specs $(or $(PIPELINE_TARGET_SPECS),$(KAFKA_PYTHON_SPECS)) --report
 
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
@@ -84,3 +84,15 @@ compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into bui
 
 test-compiled: compiled ## every test against the mypyc build (golden and differential included)
 	KAFKA_MESSAGES_COMPILED=1 $(PY) -m pytest -q
+
+# --- the pipeline's report, readiness and cluster test (appended) -----------------------------
+.PHONY: report test-cluster
+# make pipeline decodes the golden captures with Kafka trunk's specs when ../shared has them
+# (they still have Produce v0-v2, so the legacy record batches are read), else kafka-python's.
+PIPELINE_DECODE_SPECS = $(or $(wildcard ../shared/kafka-specs/trunk-2024-10/message),$(KAFKA_PYTHON_SPECS))
+
+report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
+	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
+
+test-cluster: $(VENV)/.installed ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
+	$(PY) -m pytest -q tests/cluster_pipeline.py
