@@ -14,10 +14,37 @@ from .format import compare_package, write_package
 from .library import generate_files
 from .pipeline import capture, job, report
 
+#: Optional dependencies -> the extra that installs them.
+EXTRA_OF = {
+    "pyspark": "spark",
+    "pyarrow": "spark",
+    "pandas": "spark",
+    "scapy": "spark",
+    "plotly": "spark",
+}
+
+
+class TerminalProgress:
+    """``formatting 120/178 modules`` on stderr, rewritten in place: only on a terminal,
+    and only once a run has taken long enough to wonder about."""
+
+    def __init__(self, after: float = 1.5) -> None:
+        self.started = time.monotonic()
+        self.after = after
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self.started < self.after and not self.shown:
+            return
+        self.shown = True
+        end = "\n" if done == total else ""
+        print(f"\rformatting {done}/{total} modules", end=end, file=sys.stderr, flush=True)
+
 
 def cmd_generate(args: argparse.Namespace) -> int:
     started = time.monotonic()
-    files = generate_files(args.specs, formatted=not args.no_format)
+    progress = TerminalProgress() if sys.stderr.isatty() else None
+    files = generate_files(args.specs, formatted=not args.no_format, progress=progress)
     package_dir = Path(args.out) / args.package
     if args.check:
         differences = compare_package(files, package_dir)
@@ -100,6 +127,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SpecError as exc:
         print(f"kafka-specgen: error: {exc}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if top not in EXTRA_OF:
+            raise
+        print(
+            f"kafka-specgen {args.command}: needs {top}, from the {EXTRA_OF[top]!r} extra: "
+            f"pip install 'kafka-specgen[{EXTRA_OF[top]}]'",
+            file=sys.stderr,
+        )
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,6 +8,7 @@ import importlib.metadata
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import black
 
@@ -41,9 +42,15 @@ def cache_key(f: GeneratedFile) -> str:
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
-def format_files(files: list[GeneratedFile], *, jobs: int | None = None) -> list[GeneratedFile]:
+def format_files(
+    files: list[GeneratedFile],
+    *,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[GeneratedFile]:
     """Format every file. Black dominates the run time, so its results are cached by input
-    (a spec bump re-formats only the modules that changed) and the rest runs on all cores."""
+    (a spec bump re-formats only the modules that changed) and the rest runs on all cores.
+    ``progress(done, total)`` is called as files come back from black."""
     cache = cache_dir()
     done: dict[str, GeneratedFile] = {}
     todo: list[GeneratedFile] = []
@@ -57,13 +64,24 @@ def format_files(files: list[GeneratedFile], *, jobs: int | None = None) -> list
         else:
             todo.append(f)
     jobs = jobs or os.cpu_count() or 1
+    formatted: dict[str, GeneratedFile] = {}
+
+    def finished(f: GeneratedFile) -> None:
+        formatted[f.path] = f
+        if progress is not None:
+            progress(len(formatted), len(todo))
+
     if jobs > 1 and sum(len(f.text) for f in todo) > 500_000:
         with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
             # Biggest first, so no core is left with one large file at the end.
             ordered = sorted(todo, key=lambda f: -len(f.text))
-            formatted = dict(zip((f.path for f in ordered), pool.map(format_one, ordered)))
+            for future in concurrent.futures.as_completed(
+                [pool.submit(format_one, f) for f in ordered]
+            ):
+                finished(future.result())
     else:
-        formatted = {f.path: format_one(f) for f in todo}
+        for f in todo:
+            finished(format_one(f))
     for f in todo:
         done[f.path] = formatted[f.path]
         store(cache / cache_key(f), formatted[f.path].text)

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 from types import ModuleType
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .facts import Facts, api_names, build_facts, split_raws
 from .format import cache_dir, format_files, write_package
@@ -44,22 +44,33 @@ def load_specs(spec_paths: Sequence[Path], *, warn: bool = True) -> tuple[list[M
 
 
 def generate_files(
-    spec_paths: Sequence[Path], *, warn: bool = True, formatted: bool = True
+    spec_paths: Sequence[Path],
+    *,
+    warn: bool = True,
+    formatted: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[GeneratedFile]:
     """Run load -> schema -> model -> render -> format; return the package's files.
 
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
     """
     messages, facts = load_specs(spec_paths, warn=warn)
-    return package_files(messages, facts, formatted=formatted)
+    return package_files(messages, facts, formatted=formatted, progress=progress)
 
 
 def package_files(
-    messages: list[Message], facts: Facts, *, formatted: bool = True
+    messages: list[Message],
+    facts: Facts,
+    *,
+    formatted: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[GeneratedFile]:
-    """Run render -> format on a loaded spec set; return the package's files."""
+    """Run render -> format on a loaded spec set; return the package's files.
+    ``progress(done, total)`` follows the formatting, the long part."""
     files = render_package(messages, facts)
-    return format_files(files) if formatted else sorted(files, key=lambda f: f.path)
+    if not formatted:
+        return sorted(files, key=lambda f: f.path)
+    return format_files(files, progress=progress)
 
 
 def bundled_specs() -> Path:
