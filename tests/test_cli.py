@@ -85,3 +85,17 @@ def test_pipeline_without_the_spark_extra_says_which_extra_to_install(tmp_path: 
     assert result.stderr.count("\n") == 1, result.stderr
     assert "pip install 'kafka-specgen[spark]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_pre_commit_hook_runs_the_drift_check(tmp_path: Path) -> None:
+    """The hook's entry, with the arguments a repository gives it, passes on an up-to-date
+    package and fails once a generated file is edited."""
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    [entry] = [line.split(":", 1)[1].strip() for line in hooks.splitlines() if "entry:" in line]
+    command, *rest = entry.split()
+    assert command == "kafka-specgen"
+    args = [*rest, "--specs", str(ROOT / "specs"), "--out", str(tmp_path)]
+    assert main(["generate", "--specs", str(ROOT / "specs"), "--out", str(tmp_path)]) == 0
+    assert main(args) == 0
+    (tmp_path / "kafka_messages" / "metadata.py").write_text("# edited\n")
+    assert main(args) == 1
