@@ -736,7 +736,7 @@ def _accelerated() -> tuple[str, Callable[[Buffer, int], int] | None]:
     try:
         module = import_module("crc32c")
         if callable(getattr(module, "crc32c", None)):
-            return "crc32c", module.crc32c  # type: ignore[no-any-return]
+            return "crc32c", module.crc32c
     except ImportError:
         pass
     try:
