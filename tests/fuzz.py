@@ -6,7 +6,13 @@ instances built from the generator's model, for every message and version of a p
 plus every captured frame in ``tests/golden/`` when that folder exists. Each case mutates
 one seed and decodes it. The contract under test: the only exception that escapes a
 decoder is the package's ``DecodeError``, with an ``offset`` inside the input and a
-non-empty field ``path``.
+non-empty field ``path``. And the two readers agree: generated readers are a fast path,
+and the runtime's checked reader (``_read.read_checked``, walking the plans) decodes the
+same bytes again whenever the fast path fails. So every case is also decoded by the
+checked reader alone: where ``decode`` returns a value, the checked reader returns the
+same value (the same types, float bits and ``tags_on_wire``, all the way down); where
+``decode`` raises a ``DecodeError``, the checked reader raises one with the same
+``(reason, offset, path)``.
 
 Mutations: bit flips, interesting bytes, insertions, deletions, duplications,
 truncations, and length bombs written over (or inserted at) any offset: int32 counts and
@@ -22,6 +28,7 @@ test suite runs a small slice (tests/test_fuzz.py).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import random
 import re
@@ -48,6 +55,11 @@ ALL_FEATURES = ROOT / "tests" / "specs" / "all_features"
 Decoder = Callable[[Any], Any]
 
 
+class NotComparable(Exception):
+    """Raised by a checked decoder for an input it has no counterpart for (a frame whose
+    api key or version the framing refuses before any struct is read)."""
+
+
 @dataclass(frozen=True)
 class Seed:
     """One valid input and the decoder that must accept it (and survive its mutants)."""
@@ -57,6 +69,9 @@ class Seed:
     decode: Decoder
     error: type[BaseException]
     """The package's DecodeError: the only exception the decoder may raise."""
+    checked: Decoder | None = None
+    """The same decode by the checked reader alone (``_read.read_checked``), which must
+    agree with ``decode``; None: no agreement check."""
 
 
 @dataclass
@@ -78,6 +93,8 @@ class Failure:
 class Report:
     cases: int = 0
     decoded: int = 0
+    compared: int = 0
+    """Cases the checked reader decoded too, and agreed on."""
     errors: Counter[str] = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
     mutations: Counter[str] = field(default_factory=Counter)
@@ -87,6 +104,7 @@ class Report:
     def merge(self, other: Report) -> None:
         self.cases += other.cases
         self.decoded += other.decoded
+        self.compared += other.compared
         self.errors.update(other.errors)
         self.failures.extend(other.failures)
         self.mutations.update(other.mutations)
@@ -98,7 +116,8 @@ class Report:
             f"cases: {self.cases:,}",
             f"successful decodes: {self.decoded:,}",
             f"decode errors: {sum(self.errors.values()):,} " f"({len(self.errors)} kinds)",
-            f"other exceptions (bugs): {len(self.failures):,}",
+            f"fast path and checked reader agreed: {self.compared:,}",
+            f"failures (other exceptions, disagreements: bugs): {len(self.failures):,}",
             f"time: {self.seconds:.1f} s ({self.cases / max(self.seconds, 1e-9):,.0f} cases/s),"
             f" slowest case {self.slowest * 1000:.1f} ms",
             "decode errors by kind:",
@@ -130,8 +149,9 @@ def random_instance(cls: type, message: Message, version: int, rng: random.Rando
         for f in s.fields:
             if version not in f.versions:
                 continue
-            if version in f.nullable_versions and rng.random() < 0.2:
-                kwargs[f.attr] = None
+            absent_tag = f.type.is_struct and version in f.tagged_versions
+            if (version in f.nullable_versions or absent_tag) and rng.random() < 0.2:
+                kwargs[f.attr] = None  # null, or an absent tagged struct
             else:
                 kwargs[f.attr] = value(f, f.type, depth)
         if flexible and rng.random() < 0.3:
@@ -220,7 +240,15 @@ def package_seeds(
                 seed_name = f"{name}:{message.name} v{version} {label}"
                 if bodies and (message.name, version, "body", body) not in seen:
                     seen.add((message.name, version, "body", body))
-                    seeds.append(Seed(seed_name, body, body_decoder(cls, version), error))
+                    seeds.append(
+                        Seed(
+                            seed_name,
+                            body,
+                            body_decoder(cls, version),
+                            error,
+                            checked_body_decoder(cls, version),
+                        )
+                    )
                 in_registry = registry is not None and message.api_key in registry.API_KEYS
                 if (
                     framing is None
@@ -245,12 +273,14 @@ def package_seeds(
                     )
                     frame = framing.encode_request(header, obj)
                     decode: Decoder = framing.decode_request
+                    checked = checked_frame_decoder(name)
                 else:
                     header = headers.ResponseHeader(correlation_id=rng.randint(0, 2**31 - 1))
                     frame = framing.encode_response(header, obj, message.api_key, version)
                     assert message.api_key is not None
                     decode = response_decoder(framing, message.api_key, version)
-                seeds.append(Seed(seed_name + " frame", frame, decode, error))
+                    checked = checked_frame_decoder(name, message.api_key, version)
+                seeds.append(Seed(seed_name + " frame", frame, decode, error, checked))
     return seeds
 
 
@@ -266,6 +296,94 @@ def response_decoder(framing: ModuleType, api_key: int, version: int) -> Decoder
         return framing.decode_response(data, api_key, version)
 
     return decode
+
+
+def _runtime(cls: type) -> tuple[ModuleType, Any, type[BaseException]]:
+    """``(_read, the class's Codec, DecodeError)`` of the package that ``cls`` is from."""
+    package = cls.__module__.rpartition(".")[0]
+    read = importlib.import_module(f"{package}._read")
+    codec = importlib.import_module(f"{package}._codec").CODECS[cls]
+    return read, codec, importlib.import_module(f"{package}.errors").DecodeError
+
+
+def _checked_at(cls: type, version: int, buf: bytes, pos: int) -> tuple[Any, int]:
+    """``cls`` at ``version`` from ``buf[pos:]`` by the checked reader alone."""
+    read, codec, _ = _runtime(cls)
+    result: tuple[Any, int] = read.read_checked(buf, pos, codec.plans[version], codec.name)
+    return result
+
+
+def checked_body_decoder(cls: type, version: int) -> Decoder:
+    """What ``cls.decode(data, version)`` must return or raise, computed by the checked
+    reader alone: ``read_checked(buf, 0, plan, name)``, and the end of the value must be
+    the end of the buffer (the whole-buffer rule of ``decode``)."""
+    _, codec, error = _runtime(cls)
+
+    def decode(data: Any) -> Any:
+        buf = bytes(data)
+        obj, end = _checked_at(cls, version, buf, 0)
+        if end != len(buf):
+            raise error(f"{len(buf) - end} trailing bytes after the body", end, codec.name)
+        return obj
+
+    return decode
+
+
+def checked_frame_decoder(
+    package: str, api_key: int | None = None, api_version: int | None = None
+) -> Decoder:
+    """The checked-reader counterpart of ``framing.decode_request`` (no ``api_key``) or
+    ``decode_response``: the header, then the body, each by ``read_checked``, then the
+    end-of-frame rule. A frame whose api key or version the framing refuses before it
+    reads any struct raises ``NotComparable``."""
+    registry = importlib.import_module(f"{package}.registry")
+    headers = importlib.import_module(f"{package}.headers")
+    error = importlib.import_module(f"{package}.errors").DecodeError
+
+    def decode(data: Any) -> Any:
+        buf = bytes(data)
+        if api_key is None:
+            if len(buf) < 4:
+                raise NotComparable
+            key, version = struct.unpack_from(">hh", buf)
+            header_cls, side = headers.RequestHeader, "request"
+        else:
+            key, version = api_key, api_version
+            header_cls, side = headers.ResponseHeader, "response"
+        entry = registry.API_KEYS.get(key)
+        if entry is None or not entry.min_version <= version <= entry.max_version:
+            raise NotComparable
+        header_version = (
+            registry.request_header_version(key, version)
+            if side == "request"
+            else registry.response_header_version(key, version)
+        )
+        body_cls = entry.request if side == "request" else entry.response
+        header, pos = _checked_at(header_cls, header_version, buf, 0)
+        body, end = _checked_at(body_cls, version, buf, pos)
+        if end != len(buf):
+            raise error(f"{len(buf) - end} trailing bytes after the body", end, body_cls.__name__)
+        return header, body
+
+    return decode
+
+
+def wire_state(value: Any) -> Any:
+    """``value`` as nested tuples that compare equal only if two decodes agree exactly:
+    types, float bits (NaN equals itself, 0.0 differs from -0.0) and ``tags_on_wire``
+    (which ``==`` leaves out) included."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple((f.name, wire_state(getattr(value, f.name))) for f in dataclasses.fields(value)),
+        )
+    if isinstance(value, (tuple, list)):
+        return (type(value).__name__, tuple(wire_state(item) for item in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(value)))
+    if isinstance(value, float):
+        return ("float", struct.pack(">d", value))
+    return (type(value).__name__, value)
 
 
 def golden_seeds(package: str, folder: Path = GOLDEN) -> tuple[list[Seed], int]:
@@ -291,15 +409,16 @@ def golden_seeds(package: str, folder: Path = GOLDEN) -> tuple[list[Seed], int]:
                 data = bytes.fromhex(record["frame"])
                 if record["dir"] == "request":
                     decode: Decoder = framing.decode_request
+                    checked = checked_frame_decoder(package)
                 else:
-                    decode = response_decoder(
-                        framing, int(record["api_key"]), int(record["api_version"])
-                    )
+                    key, version = int(record["api_key"]), int(record["api_version"])
+                    decode = response_decoder(framing, key, version)
+                    checked = checked_frame_decoder(package, key, version)
                 decode(data)
             except Exception:  # noqa: BLE001 - not a seed for this package
                 skipped += 1
                 continue
-            seeds.append(Seed(f"golden:{path.name}:{number}", data, decode, error))
+            seeds.append(Seed(f"golden:{path.name}:{number}", data, decode, error, checked))
     return seeds, skipped
 
 
@@ -462,8 +581,9 @@ def run_case(seed: Seed, mutation: str, data: bytes, report: Report, view: bool 
     report.cases += 1
     report.mutations[mutation] += 1
     started = time.perf_counter()
+    outcome: tuple[str, Any] | None = None  # ("value", v) or ("error", (reason, offset, path))
     try:
-        seed.decode(memoryview(data) if view else data)
+        value = seed.decode(memoryview(data) if view else data)
     except seed.error as exc:
         offset, path = getattr(exc, "offset", None), getattr(exc, "path", None)
         if not (isinstance(offset, int) and 0 <= offset <= len(data)) or not (
@@ -479,6 +599,7 @@ def run_case(seed: Seed, mutation: str, data: bytes, report: Report, view: bool 
                 )
             )
         report.errors[error_kind(getattr(exc, "reason", str(exc)))] += 1
+        outcome = ("error", (getattr(exc, "reason", None), offset, path))
     except Exception as exc:  # noqa: BLE001 - that is what we are looking for
         report.failures.append(
             Failure(
@@ -491,9 +612,76 @@ def run_case(seed: Seed, mutation: str, data: bytes, report: Report, view: bool 
         )
     else:
         report.decoded += 1
+        outcome = ("value", value)
     elapsed = time.perf_counter() - started
     if elapsed > report.slowest:
         report.slowest = elapsed
+    if seed.checked is not None and outcome is not None:
+        compare_checked(seed, mutation, data, outcome, report)
+
+
+def compare_checked(
+    seed: Seed, mutation: str, data: bytes, outcome: tuple[str, Any], report: Report
+) -> None:
+    """Decode ``data`` with the checked reader alone and compare with ``outcome``."""
+    assert seed.checked is not None
+    try:
+        checked: tuple[str, Any] = ("value", seed.checked(data))
+    except NotComparable:
+        return
+    except seed.error as exc:
+        checked = ("error", (exc.reason, exc.offset, exc.path))  # type: ignore[attr-defined]
+    except Exception as exc:  # noqa: BLE001 - the checked reader raises DecodeError only
+        report.failures.append(
+            Failure(
+                seed.name,
+                mutation,
+                data,
+                f"checked reader raised {type(exc).__name__}: {exc}",
+                traceback.format_exc(limit=-4),
+            )
+        )
+        return
+    if outcome[0] == checked[0] == "value":
+        same = wire_state(outcome[1]) == wire_state(checked[1])
+    else:
+        same = outcome == checked
+    if same:
+        report.compared += 1
+        return
+    report.failures.append(
+        Failure(
+            seed.name,
+            mutation,
+            data,
+            "fast path and checked reader disagree:\n"
+            f"  decode:         {_describe(outcome)}\n  checked reader: {_describe(checked)}",
+            "",
+        )
+    )
+
+
+def _describe(outcome: tuple[str, Any]) -> str:
+    kind, what = outcome
+    if kind == "error":
+        reason, offset, path = what
+        return f"DecodeError({reason!r}, offset {offset}, path {path!r})"
+    return repr(what)[:600] + f" [tags_on_wire: {_tags(what)}]"
+
+
+def _tags(value: Any) -> list[Any]:
+    """Every non-empty ``tags_on_wire`` in ``value`` (for failure messages)."""
+    found: list[Any] = []
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        tags = getattr(value, "tags_on_wire", None)
+        if tags:
+            found.append((type(value).__name__, sorted(tags)))
+        for f in dataclasses.fields(value):
+            found += _tags(getattr(value, f.name))
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            found += _tags(item)
+    return found
 
 
 def sweep_size(seeds: Sequence[Seed], sweep_limit: int | None = None) -> int:

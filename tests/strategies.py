@@ -11,8 +11,10 @@ Rules, for one struct at one version:
 - a field whose ``versions`` do not hold the version keeps its default;
 - otherwise it gets a random value of its type: ints over the whole range of their wire
   type, finite floats, short unicode text (no surrogates), short bytes, any UUID, lists of
-  up to three items, nested structs built the same way at the same version;
-- ``None`` only where the version is in the field's ``nullable_versions``;
+  up to three items (the constructors store them as tuples), nested structs built the
+  same way at the same version;
+- ``None`` only where the version is in the field's ``nullable_versions``, or for a
+  struct field tagged at the version (None: the tag is absent);
 - in a flexible version, the struct also gets a few unknown tagged fields (raw bytes) with
   tags above every known tag of the struct, in ascending tag order (as decode returns them).
 """

@@ -1,8 +1,10 @@
 """A fast slice of the decoder fuzzing (tests/fuzz.py; ``make fuzz`` runs the long one).
 
 The contract: whatever the bytes, a decoder returns a value or raises the package's
-``DecodeError`` with an offset inside the input and a field path; and a length or count
-of 2^31-1 in a small buffer fails before anything big is allocated.
+``DecodeError`` with an offset inside the input and a field path; the fast path (the
+generated readers) and the checked reader (``_read.read_checked``) agree on every input,
+value for value and error for error; and a length or count of 2^31-1 in a small buffer
+fails before anything big is allocated, and a failed decode keeps nothing of its input.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ def test_every_seed_decodes(seeds: list[fuzz.Seed]) -> None:
     assert fuzz.check_seeds(seeds) == []
     names = {s.name.split(":")[0] for s in seeds}
     assert {"kafka_messages", "fuzz_all_features_pkg"} <= names
+    # every seed (bodies, frames, golden frames) is also decoded by the checked reader
+    assert all(s.checked is not None for s in seeds)
+    for seed in seeds:
+        assert fuzz.wire_state(seed.checked(seed.data)) == fuzz.wire_state(seed.decode(seed.data))
 
 
 def test_bomb_sweep_small_seeds(seeds: list[fuzz.Seed]) -> None:
@@ -51,6 +57,7 @@ def test_bomb_sweep_small_seeds(seeds: list[fuzz.Seed]) -> None:
     assert report.cases > 50_000
     assert_clean(report)
     assert sum(report.errors.values()) > report.cases // 2
+    assert report.compared > report.cases * 0.9  # the rest: frames with a bombed api key
 
 
 def test_random_mutations(seeds: list[fuzz.Seed]) -> None:
@@ -59,6 +66,7 @@ def test_random_mutations(seeds: list[fuzz.Seed]) -> None:
     assert_clean(report)
     assert report.decoded and report.errors
     assert set(report.mutations) == set(fuzz.MUTATORS)
+    assert report.compared > report.cases * 0.9
 
 
 def test_mutations_are_deterministic(seeds: list[fuzz.Seed]) -> None:
@@ -164,6 +172,35 @@ def test_trailing_bytes_are_an_error(km: ModuleType) -> None:
     assert "trailing" in exc.reason and exc.offset == len(data) - 1
 
 
+def test_failed_decodes_keep_nothing_alive(km: ModuleType) -> None:
+    """A decode that fails (fast path, then the checked reader) leaves no reference to its
+    input behind: a long-running decoder of bad bytes must not grow."""
+    import gc
+    import sys
+
+    req = metadata(km).MetadataRequest
+    errors = importlib.import_module("kafka_messages.errors")
+    # v4: one topic whose name has length -2 (the fast path gives up, the checked reader
+    # names it), and v12: a compact count of 2^31-1 (refused before any item is read)
+    for data, version in (
+        (struct.pack(">ih", 1, -2) + b"x" * 1000, 4),
+        (b"\xff\xff\xff\xff\x07" + b"x" * 1000, 12),
+        (req(topics=[metadata(km).MetadataRequestTopic(name="t")]).encode(4)[:-1], 4),
+    ):
+        buf = bytes(data)
+        gc.collect()
+        before = sys.getrefcount(buf)
+        for _ in range(3):
+            try:
+                req.decode(buf, version)
+            except errors.DecodeError:
+                pass
+            else:
+                raise AssertionError("decoded bad bytes")
+        gc.collect()
+        assert sys.getrefcount(buf) == before, f"v{version}: the input is still referenced"
+
+
 # --- Hypothesis: random valid instances, then mutated ---------------------------------
 
 REPO_MESSAGES = load_messages(sorted(SPECS.glob("*.json")))
@@ -208,6 +245,41 @@ def test_harness_reports_a_foreign_exception() -> None:
     # A DecodeError-like exception without offset/path is a failure too.
     fuzz.run_case(seed, "x", b"a", report)
     assert len(report.failures) == 2 and "offset None" in report.failures[1].error
+
+
+def test_harness_reports_a_disagreement() -> None:
+    """The harness itself: a checked reader that returns another value, or raises another
+    error (reason, offset or path), is a failure; NotComparable skips the comparison."""
+
+    class Error(Exception):
+        def __init__(self, reason: str, offset: int, path: str) -> None:
+            super().__init__(reason)
+            self.reason, self.offset, self.path = reason, offset, path
+
+    def decode(data: Any) -> Any:
+        if data[:1] == b"e":
+            raise Error("bad", 0, "X.a")
+        return (1.0, [2])
+
+    def checked(data: Any) -> Any:
+        if data[:1] == b"n":
+            raise fuzz.NotComparable
+        if data[:1] == b"e":
+            raise Error("bad", 1 if data[1:2] == b"1" else 0, "X.a")
+        return (1.0, (2,)) if data[:1] == b"t" else (1.0, [2])
+
+    seed = fuzz.Seed("toy", b"v", decode, Error, checked)
+    report = fuzz.Report()
+    for data in (b"v", b"e0", b"n"):
+        fuzz.run_case(seed, "x", data, report)
+    assert not report.failures and report.compared == 2
+    fuzz.run_case(seed, "x", b"t", report)  # a tuple where decode gave a list
+    fuzz.run_case(seed, "x", b"e1", report)  # another offset
+    assert [f.data for f in report.failures] == [b"t", b"e1"]
+    assert all("disagree" in f.error for f in report.failures)
+    # NaN agrees with NaN, 0.0 does not agree with -0.0
+    assert fuzz.wire_state(float("nan")) == fuzz.wire_state(float("nan"))
+    assert fuzz.wire_state(0.0) != fuzz.wire_state(-0.0)
 
 
 def test_seed_files_of_golden_captures(tmp_path: Path) -> None:
