@@ -1,13 +1,22 @@
-"""Pipeline benchmark (``make bench-pipeline``): frames per second of the PySpark pipeline on
-a synthetic capture, beside a plain single-process Python loop over the same frames.
+"""Pipeline benchmark (``make bench-pipeline``): frames per second of the PySpark pipeline
+on synthetic pcap files, beside a plain single-process Python loop over the same frames,
+each without and with the record tables (record batches read: ``batches/``,
+``record_usage/``).
 
-The capture (``--frames``, default 1,000,000) is one capture file of ``--conns``
-connections, each starting with ApiVersions v3 and then Metadata v12 requests (3 topics)
-and their responses (3 brokers, 3 topics of 4 partitions), encoded with the repo's
-``kafka_messages``. Both sides do the same work per frame (``pipeline.decode.Decoder``:
-decode, re-encode, compare bytes, ``to_dict`` as JSON); the pipeline also reads the file
-in 64 MiB partitions and writes every table (usage/, conformance/, messages/, errors/).
-Spark's start-up (the JVM and the session) is reported on its own line, not in frames/s.
+The capture (``--frames``, default 1,000,000) is ``--conns`` TCP connections written as
+rotated pcap files of ``--file-mb`` MiB each (``tcpdump -C``: streams go on in the next
+file), so the pipeline runs its TCP-shuffle design: the segments of every file are read
+in parallel, shuffled by connection, sorted and reassembled, then decoded. Each
+connection is a producer-and-consumer conversation taken from the golden captures
+(kafka-python 3.0.12 against Tansu): ApiVersions v4, then rounds of Metadata v12,
+Produce v9 with a gzip and an uncompressed record batch of 5 records, and Fetch v12
+returning them, requests and responses (correlation ids rewritten).
+
+Both sides do the same work per frame (``pipeline.decode.Decoder``: decode, re-encode,
+compare bytes, ``to_dict`` as JSON; with records, read each partition's record batches),
+decoding with a package generated from kafka-python's (Kafka 4.x-era) specs; the plain
+loop reassembles the streams with ``pipeline.pcap.pcap_rows``. The pipeline also writes
+every table. Spark's start-up (JVM and session) is on its own line, not in frames/s.
 
 Writes ``bench/pipeline_results.json`` and prints a Markdown table.
 """
@@ -15,6 +24,7 @@ Writes ``bench/pipeline_results.json`` and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -24,154 +34,192 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, BinaryIO, Iterator
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kafka_messages import framing  # noqa: E402
-from kafka_messages.api_versions import (  # noqa: E402
-    ApiVersionsRequest,
-    ApiVersionsResponse,
-    ApiVersionsResponseApiVersion,
+GOLDEN = ROOT / "tests" / "golden"
+#: (file, direction, api key, api version) of the frames a conversation is made of.
+ROUND = (
+    ("kafka_python_records_gzip.jsonl", 3, 12),
+    ("kafka_python_records_gzip.jsonl", 0, 9),
+    ("kafka_python_records_none.jsonl", 0, 9),
+    ("kafka_python_records_gzip.jsonl", 1, 12),
+    ("kafka_python_records_none.jsonl", 1, 12),
 )
-from kafka_messages.headers import RequestHeader, ResponseHeader  # noqa: E402
-from kafka_messages.metadata import (  # noqa: E402
-    MetadataRequest,
-    MetadataRequestTopic,
-    MetadataResponse,
-    MetadataResponseBroker,
-    MetadataResponsePartition,
-    MetadataResponseTopic,
-)
+OPENING = ("kafka_python_records_gzip.jsonl", 18, 4)
 
 
-def templates() -> list[tuple[str, int, int, bytes, bytes]]:
-    """``(dir, api_key, version, header prefix before the correlation id, rest)`` per kind."""
-    topics = [f"orders-{i}" for i in range(3)]
-    md_req = MetadataRequest(topics=[MetadataRequestTopic(name=t) for t in topics])
-    P = MetadataResponsePartition
-    md_resp = MetadataResponse(
-        brokers=[MetadataResponseBroker(node_id=n, host=f"b{n}", port=9092) for n in range(3)],
-        cluster_id="bench",
-        controller_id=0,
-        topics=[
-            MetadataResponseTopic(
-                name=t,
-                partitions=[
-                    P(
-                        partition_index=p,
-                        leader_id=p % 3,
-                        replica_nodes=[0, 1, 2],
-                        isr_nodes=[0, 1, 2],
-                    )
-                    for p in range(4)
-                ],
-            )
-            for t in topics
-        ],
-    )
-    av_req = ApiVersionsRequest(client_software_name="bench-client", client_software_version="1.0")
-    av_resp = ApiVersionsResponse(
-        api_keys=[
-            ApiVersionsResponseApiVersion(api_key=k, min_version=0, max_version=v)
-            for k, v in ((3, 12), (18, 4))
-        ]
-    )
-    out = []
-    for direction, key, version, body in (
-        ("request", 18, 3, av_req),
-        ("response", 18, 3, av_resp),
-        ("request", 3, 12, md_req),
-        ("response", 3, 12, md_resp),
-    ):
-        if direction == "request":
-            frame = framing.encode_request(
-                RequestHeader(
-                    request_api_key=key,
-                    request_api_version=version,
-                    correlation_id=0,
-                    client_id="bench",
-                ),
-                body,
-            )
-            out.append((direction, key, version, frame[:4], frame[8:]))
-        else:
-            frame = framing.encode_response(ResponseHeader(correlation_id=0), body, key, version)
-            out.append((direction, key, version, b"", frame[4:]))
-    return out
+def kafka_python_specs() -> Path:
+    import kafka
+
+    return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
 
 
-def write_capture(path: Path, frames: int, conns: int) -> None:
-    kinds = templates()
-    per_conn = max(2, frames // conns)
-    written = 0
+def golden_pair(name: str, api_key: int, version: int) -> tuple[bytes, bytes]:
+    """A request frame and its response from a golden capture (the first with records,
+    for Produce and Fetch)."""
+    recs = [json.loads(line) for line in (GOLDEN / name).open(encoding="utf-8")]
+    for req in recs:
+        if (req["dir"], req["api_key"], req["api_version"]) != ("request", api_key, version):
+            continue
+        resp = next(
+            (
+                r
+                for r in recs
+                if r["dir"] == "response"
+                and r["conn"] == req["conn"]
+                and r["correlation_id"] == req["correlation_id"]
+            ),
+            None,
+        )
+        if resp is None:
+            continue
+        request, response = bytes.fromhex(req["frame"]), bytes.fromhex(resp["frame"])
+        if api_key == 1 and len(response) < 600:  # a Fetch that returned no records
+            continue
+        return request, response
+    raise LookupError(f"{name}: no {api_key} v{version} pair")
+
+
+def conversation() -> list[tuple[bytes, bytes]]:
+    return [golden_pair(*OPENING)] + [golden_pair(*kind) for kind in ROUND]
+
+
+# --- pcap writing ---------------------------------------------------------------------------
+
+
+class RotatingPcap:
+    """Writes Ethernet/IPv4/TCP packets to ``cap0.pcap``, ``cap1.pcap``, ... of at most
+    ``limit`` bytes each (the next file starts with the next packet)."""
+
+    def __init__(self, folder: Path, limit: int) -> None:
+        self.folder, self.limit = folder, limit
+        self.files: list[Path] = []
+        self.out: BinaryIO | None = None
+        self.size = 0
+
+    def _next(self) -> BinaryIO:
+        if self.out is not None:
+            self.out.close()
+        path = self.folder / f"cap{len(self.files)}.pcap"
+        self.files.append(path)
+        self.out = path.open("wb")
+        self.out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1))
+        self.size = 24
+        return self.out
+
+    def packet(
+        self,
+        ts: float,
+        src: tuple[int, int],
+        dst: tuple[int, int],
+        seq: int,
+        flags: int,
+        payload: bytes = b"",
+    ) -> None:
+        out = self.out if self.out is not None and self.size < self.limit else self._next()
+        ip_len = 40 + len(payload)
+        ether = b"\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x01\x08\x00"
+        ip = struct.pack(">BBHHHBBHII", 0x45, 0, ip_len, 0, 0x4000, 64, 6, 0, src[0], dst[0])
+        tcp = struct.pack(">HHIIBBHHH", src[1], dst[1], seq % 2**32, 0, 5 << 4, flags, 65535, 0, 0)
+        data = ether + ip + tcp + payload
+        sec = int(ts)
+        out.write(struct.pack("<IIII", sec, int((ts - sec) * 1e6), len(data), len(data)))
+        out.write(data)
+        self.size += 16 + len(data)
+
+    def close(self) -> None:
+        if self.out is not None:
+            self.out.close()
+
+
+def write_pcaps(folder: Path, frames: int, conns: int, file_mb: int) -> tuple[list[Path], int]:
+    """``frames`` frames over ``conns`` interleaved connections; returns files and bytes."""
+    pairs = conversation()
+    writer = RotatingPcap(folder, file_mb << 20)
+    client_ip, broker_ip, broker_port = 0x7F000001, 0x7F000002, 9092
+    per_conn = -(-frames // conns)  # every connection carries at most this many frames
+    state = []  # per connection: [port, client seq, broker seq, frames written]
     ts = 1.7e9
-    with path.open("w", encoding="utf-8") as f:
-        conn = 0
-        while written < frames:
-            conn += 1
-            for i in range(min(per_conn, frames - written)):
-                pair, corr = i // 2, i // 2 + 1
-                kind = kinds[(0 if pair == 0 else 2) + (i % 2)]
-                direction, key, version, prefix, rest = kind
-                frame = prefix + struct.pack(">i", corr) + rest
-                ts += 0.0001
-                f.write(
-                    json.dumps(
-                        {
-                            "ts": round(ts, 6),
-                            "conn": conn,
-                            "dir": direction,
-                            "api_key": key,
-                            "api_version": version,
-                            "correlation_id": corr,
-                            "client_id": "bench",
-                            "frame": frame.hex(),
-                        },
-                        separators=(", ", ": "),
-                    )
-                    + "\n"
-                )
-            written += min(per_conn, frames - written)
+    for n in range(conns):
+        port = 20000 + n
+        writer.packet(ts, (client_ip, port), (broker_ip, broker_port), 1000, 0x02)
+        writer.packet(ts, (broker_ip, broker_port), (client_ip, port), 5000, 0x12)
+        state.append([port, 1001, 5001, 0])
+    written = 0
+    while written < frames:
+        for conn in state:  # round robin: the connections' packets interleave in time
+            port, cseq, bseq, done = conn
+            if written >= frames or done >= per_conn:
+                continue
+            pair = done // 2
+            request, response = pairs[0] if pair == 0 else pairs[1 + (pair - 1) % len(ROUND)]
+            corr = struct.pack(">i", pair + 1)
+            ts += 0.00005
+            if done % 2 == 0:
+                frame = request[:4] + corr + request[8:]
+                wire = struct.pack(">i", len(frame)) + frame
+                writer.packet(ts, (client_ip, port), (broker_ip, broker_port), cseq, 0x18, wire)
+                conn[1] = cseq + len(wire)
+            else:
+                frame = corr + response[4:]
+                wire = struct.pack(">i", len(frame)) + frame
+                writer.packet(ts, (broker_ip, broker_port), (client_ip, port), bseq, 0x18, wire)
+                conn[2] = bseq + len(wire)
+            conn[3] = done + 1
+            written += 1
+    writer.close()
+    return writer.files, sum(f.stat().st_size for f in writer.files)
 
 
-def plain_loop(path: Path) -> tuple[float, int, int]:
+# --- the two sides -------------------------------------------------------------------------------
+
+
+def plain_loop(files: list[Path], package: str, records: bool) -> tuple[float, int, int, int]:
+    """Reassemble and decode in one process: ``(seconds, frames, byte-exact, batches)``."""
     from kafka_specgen.pipeline.decode import Decoder
-    from kafka_specgen.pipeline.frames import capture_rows
+    from kafka_specgen.pipeline.pcap import pcap_rows
 
-    decoder = Decoder("kafka_messages")
+    decoder = Decoder(package, records=records)
     started = time.perf_counter()
-    n = ok = 0
-    for row in capture_rows(str(path)):
+    n = ok = batches = 0
+    for row in pcap_rows([str(f) for f in files]):
         out = decoder.decode(row.direction, row.api_key, row.api_version, row.frame, row.error)
         n += 1
         ok += out.status == "decoded" and out.reencoded_equal is True
-    return time.perf_counter() - started, n, ok
+        batches += len(out.batches or ())
+    return time.perf_counter() - started, n, ok, batches
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=1_000_000)
     parser.add_argument("--conns", type=int, default=1000)
+    parser.add_argument("--file-mb", type=int, default=64, help="size of each rotated pcap file")
     parser.add_argument("--master", default="local[*]")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "pipeline_results.json")
     args = parser.parse_args()
 
+    from kafka_specgen.pipeline.job import package_for, run_pipeline, spark_session
+
     work = Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-bench-"))
+    runs: dict[str, Any] = {}
     try:
-        capture = work / "synthetic.jsonl"
+        captures = work / "pcap"
+        captures.mkdir()
         t = time.perf_counter()
-        write_capture(capture, args.frames, args.conns)
+        files, size = write_pcaps(captures, args.frames, args.conns, args.file_mb)
         print(
-            f"synthetic capture: {args.frames} frames, {capture.stat().st_size / 1e6:.0f} MB "
-            f"in {time.perf_counter() - t:.1f} s",
+            f"synthetic capture: {args.frames} frames, {args.conns} connections, "
+            f"{len(files)} pcap files, {size / 1e6:.0f} MB in {time.perf_counter() - t:.1f} s",
             file=sys.stderr,
         )
-
-        plain_s, plain_n, plain_ok = plain_loop(capture)
-        print(f"plain loop: {plain_n} frames in {plain_s:.1f} s", file=sys.stderr)
-
-        from kafka_specgen.pipeline.job import run_pipeline, spark_session
+        specs = [kafka_python_specs()]
+        package, folder, _ = package_for(specs, work / "package")
+        sys.path.insert(0, str(folder))
+        importlib.invalidate_caches()
 
         t = time.perf_counter()
         spark = spark_session(
@@ -182,44 +230,78 @@ def main() -> int:
         startup = time.perf_counter() - t
         cores = spark.sparkContext.defaultParallelism
         try:
-            summary = run_pipeline([capture], work / "out", spark=spark, progress=True)
+            for records in (False, True):
+                label = "with_records" if records else "without_records"
+                plain_s, plain_n, plain_ok, plain_batches = plain_loop(files, package, records)
+                print(
+                    f"plain loop ({label}): {plain_n} frames, {plain_batches} record batches "
+                    f"in {plain_s:.1f} s",
+                    file=sys.stderr,
+                )
+                summary = run_pipeline(
+                    [captures],
+                    work / f"out_{label}",
+                    specs=specs,
+                    spark=spark,
+                    workdir=work / "pipeline",
+                    progress=True,
+                    records=records,
+                )
+                assert summary["nothing_lost"] and summary["frames_read"] == plain_n, summary
+                assert summary["reencoded_equal"] == plain_ok, (summary, plain_ok)
+                assert summary["batches"] == plain_batches, (summary, plain_batches)
+                shutil.rmtree(work / f"out_{label}", ignore_errors=True)
+                runs[label] = {
+                    "plain_loop_s": round(plain_s, 2),
+                    "plain_loop_frames_per_s": round(plain_n / plain_s),
+                    "pipeline_decode_s": summary["decode_s"],
+                    "pipeline_decode_frames_per_s": round(plain_n / summary["decode_s"]),
+                    "pipeline_decode_frames_per_s_per_core": round(
+                        plain_n / summary["decode_s"] / cores
+                    ),
+                    "pipeline_total_s": summary["job_s"],
+                    "pipeline_total_frames_per_s": round(plain_n / summary["job_s"]),
+                    "record_batches": summary["batches"],
+                }
         finally:
             spark.stop()
-        assert summary["nothing_lost"] and summary["frames_read"] == plain_n, summary
-        assert summary["reencoded_equal"] == plain_ok, (summary, plain_ok)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    n = plain_n
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     result = {
-        "frames": n,
+        "frames": args.frames,
+        "connections": args.conns,
+        "pcap_files": len(files),
+        "pcap_mb": round(size / 1e6),
         "cores": cores,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "load_average_at_end": round(load, 2) if load is not None else None,
         "spark_startup_s": round(startup, 2),
-        "plain_loop_s": round(plain_s, 2),
-        "plain_loop_frames_per_s": round(n / plain_s),
-        "pipeline_decode_s": summary["decode_s"],
-        "pipeline_decode_frames_per_s": round(n / summary["decode_s"]),
-        "pipeline_total_s": summary["job_s"],
-        "pipeline_total_frames_per_s": round(n / summary["job_s"]),
-        "pipeline_decode_frames_per_s_per_core": round(n / summary["decode_s"] / cores),
+        **runs,
     }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\n{n:,} frames, Spark master {args.master} ({cores} cores); {result['machine']}\n")
+    print(
+        f"\n{args.frames:,} frames in {len(files)} rotated pcap files ({size / 1e6:.0f} MB), "
+        f"Spark master {args.master} ({cores} cores); {result['machine']}\n"
+    )
     print("| run | seconds | frames/s |")
     print("|---|---:|---:|")
-    print(
-        f"| plain Python loop (1 process: read, decode, re-encode, to_dict) | {plain_s:.1f} "
-        f"| {n / plain_s:,.0f} |"
-    )
-    print(
-        f"| pipeline: read + decode stage ({cores} cores) | {summary['decode_s']:.1f} | "
-        f"{n / summary['decode_s']:,.0f} ({n / summary['decode_s'] / cores:,.0f} per core) |"
-    )
-    print(
-        f"| pipeline: whole job incl. all tables | {summary['job_s']:.1f} | "
-        f"{n / summary['job_s']:,.0f} |"
-    )
+    for label, r in runs.items():
+        what = "with record tables" if label == "with_records" else "without record tables"
+        print(
+            f"| plain Python loop, 1 process ({what}) | {r['plain_loop_s']:.1f} | "
+            f"{r['plain_loop_frames_per_s']:,} |"
+        )
+        print(
+            f"| pipeline, read + shuffle + decode stage ({what}) | {r['pipeline_decode_s']:.1f} | "
+            f"{r['pipeline_decode_frames_per_s']:,} ({r['pipeline_decode_frames_per_s_per_core']:,}"
+            " per core) |"
+        )
+        print(
+            f"| pipeline, whole job incl. all tables ({what}) | {r['pipeline_total_s']:.1f} | "
+            f"{r['pipeline_total_frames_per_s']:,} |"
+        )
     print(f"| Spark start-up (fixed, not in frames/s) | {startup:.1f} | |")
     print(f"\nwritten to {args.out}")
     return 0

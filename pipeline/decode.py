@@ -123,15 +123,17 @@ class Decoder:
         self.framing = importlib.import_module(f"{package}.framing")
         self.registry = importlib.import_module(f"{package}.registry")
         self.errors = importlib.import_module(f"{package}.errors")
+        self.read_records = records
         self.records: Any = None
+        self.no_records: str | None = None  # why record batches cannot be read
         if records:
             try:
                 self.records = importlib.import_module(f"{package}.records")
-            except ImportError as exc:
-                raise RuntimeError(
-                    f"{package} has no records module (a package generated before record "
-                    "batches were supported?): run without record tables, or regenerate"
-                ) from exc
+            except ImportError:
+                self.no_records = (
+                    f"the package {package} has no records module (generated before record "
+                    "batches were supported): regenerate it"
+                )
 
     def api_name(self, api_key: int | None) -> str | None:
         if api_key is None:
@@ -180,10 +182,10 @@ class Decoder:
             software = getattr(body, "client_software_name", None) or None
             version = getattr(body, "client_software_version", None) or None
         batches = None
-        if self.records is not None and api_key is not None and direction is not None:
+        if self.read_records and api_key is not None and direction is not None:
             path = RECORD_PATHS.get((api_key, direction))
             if path is not None:
-                batches = self.batches(body, path)
+                batches = self.batches(body, path, complete=direction == "request")
         return Decoded(
             name,
             type(body).__name__,
@@ -198,9 +200,13 @@ class Decoder:
         )
 
     def batches(
-        self, body: Any, path: tuple[str, tuple[str, ...], str, str, str]
+        self,
+        body: Any,
+        path: tuple[str, tuple[str, ...], str, str, str],
+        complete: bool = False,
     ) -> list[BatchFacts]:
-        """The record batches of a decoded Produce request or Fetch response."""
+        """The record batches of a decoded Produce request or Fetch response (``complete``:
+        a request, whose record data must end with a whole batch)."""
         topics_attr, name_attrs, id_attr, partitions_attr, index_attr = path
         out: list[BatchFacts] = []
         for topic in getattr(body, topics_attr, None) or ():
@@ -209,50 +215,106 @@ class Decoder:
             topic_id = _uuid_text(raw_id) if raw_id is not None and raw_id.int else None
             for part in getattr(topic, partitions_attr, None) or ():
                 data = getattr(part, "records", None)
-                if data:
+                index = getattr(part, index_attr, None)
+                if data and self.no_records is not None:
+                    out.append(_batch_error(name, topic_id, index, 0, self.no_records, data))
+                elif data:
                     out += read_batches(
-                        self.records, data, name, topic_id, getattr(part, index_attr, None)
+                        self.records,
+                        data,
+                        name,
+                        topic_id,
+                        index,
+                        complete=complete,
                     )
         return out
 
 
 def read_batches(
-    records: Any, data: bytes, topic: str | None, topic_id: str | None, partition: int | None
+    records: Any,
+    data: bytes,
+    topic: str | None,
+    topic_id: str | None,
+    partition: int | None,
+    *,
+    complete: bool = False,
 ) -> list[BatchFacts]:
     """``BatchFacts`` of one partition's record data (``records``: the package's module).
-    A batch that cannot be read ends the list with an error entry holding the bytes from
-    that batch on (where the next batch would start is unknown)."""
+
+    Data that cannot be read as batches (a bad length or magic, an impossible header) ends
+    the list with an error entry holding the bytes from there on: where a next batch would
+    start is unknown. A legacy compressed message whose inner messages cannot be read
+    (a codec missing, corrupt data) is an error entry of its own, and reading goes on
+    after it. ``complete``: the data must end with a whole batch (Produce requests; a Fetch
+    response may end with part of one), else the rest is an error entry too.
+    """
     out: list[BatchFacts] = []
-    offset = 0
+    batches = records.iter_batches(data)
     try:
-        for index, batch in enumerate(records.iter_batches(data)):
-            facts = batch_facts(records, batch, topic, topic_id, partition, index)
-            out.append(facts)
-            offset += facts.size_bytes or 0
-    except Exception as exc:  # the package's DecodeError, or a codec failing
-        reason = f"{type(exc).__name__}: {exc}"
+        for batch in batches:
+            out.append(batch_facts(records, batch, topic, topic_id, partition, len(out)))
+    except records.CorruptRecordError as exc:
+        start = batches.position
         out.append(
-            BatchFacts(
+            _batch_error(
                 topic,
                 topic_id,
                 partition,
                 len(out),
-                None,
-                None,
-                None,
-                None,
-                len(data) - offset,
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                f"record batch {len(out)} of the partition's data cannot be read ({reason})",
-                bytes(data[offset:]),
+                f"record data cannot be read from byte {start} on ({exc})",
+                data[start:],
+            )
+        )
+        return out
+    if complete and batches.trailing_bytes:
+        start = batches.position
+        size = batches.incomplete_size
+        out.append(
+            _batch_error(
+                topic,
+                topic_id,
+                partition,
+                len(out),
+                f"record data ends {batches.trailing_bytes} bytes into "
+                + (f"a batch of {size} bytes" if size else "a batch header"),
+                data[start:],
             )
         )
     return out
+
+
+def _batch_error(
+    topic: str | None,
+    topic_id: str | None,
+    partition: int | None,
+    index: int,
+    reason: str,
+    data: bytes,
+) -> BatchFacts:
+    return BatchFacts(
+        topic,
+        topic_id,
+        partition,
+        index,
+        None,
+        None,
+        None,
+        None,
+        len(data),
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        reason,
+        bytes(data),
+    )
+
+
+#: Bytes of a legacy message besides its key and value (offset, size, CRC, magic,
+#: attributes, key and value lengths; magic 1 adds a timestamp).
+_LEGACY_OVERHEAD = {0: 26, 1: 34}
 
 
 def batch_facts(
@@ -263,10 +325,35 @@ def batch_facts(
     partition: int | None,
     index: int,
 ) -> BatchFacts:
-    """One batch's facts (attribute names: the package's ``records`` module)."""
+    """One batch's facts. Magic 2: everything from the header (nothing decompressed).
+    Legacy: a compressed wrapper is decompressed to count the messages it holds; an
+    error doing so makes the entry an error entry."""
     magic = int(batch.magic)
-    compression = records.Compression(int(batch.compression)).name.lower()
+    compression = batch.compression.name.lower()
     v2 = magic >= 2
+    uncompressed: int | None
+    count = batch.record_count
+    if v2:
+        uncompressed = batch.size if batch.compression == 0 else None
+    elif batch.compression == 0:
+        uncompressed = batch.size
+    else:
+        try:
+            inner = list(batch.records())
+        except records.CorruptRecordError as exc:
+            return _batch_error(
+                topic,
+                topic_id,
+                partition,
+                index,
+                f"legacy {compression} message (magic {magic}) at byte "
+                f"{batch.offset_in_data} cannot be decompressed ({exc})",
+                batch.raw,
+            )
+        count = len(inner)
+        uncompressed = sum(
+            _LEGACY_OVERHEAD[magic] + len(r.key or b"") + len(r.value or b"") for r in inner
+        )
     return BatchFacts(
         topic,
         topic_id,
@@ -275,9 +362,9 @@ def batch_facts(
         batch.base_offset,
         magic,
         compression,
-        batch.record_count,
+        count,
         batch.size,
-        batch.uncompressed_size,
+        uncompressed,
         batch.producer_id if v2 else None,
         batch.producer_epoch if v2 else None,
         bool(batch.is_transactional) if v2 else None,

@@ -149,9 +149,16 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         report=args.report,
     )
     print(format_summary(summary))
+    return exit_status(summary, args.fail_on_unready)
+
+
+def exit_status(summary: dict[str, Any], fail_on_unready: bool = False) -> int:
+    """1 if something was lost, or (``fail_on_unready``) a client would break on the
+    target; else 0."""
     if not summary["nothing_lost"]:
         return 1
-    if args.fail_on_unready and not summary["readiness"]["ready"]:
+    readiness = summary.get("readiness")
+    if fail_on_unready and (readiness is None or not readiness["ready"]):
         return 1
     return 0
 

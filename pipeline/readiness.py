@@ -222,10 +222,10 @@ def _row_order(r: ReadinessRow) -> tuple[Any, ...]:
 def client_label(
     software_name: str | None, software_version: str | None, client_id: str | None
 ) -> str:
-    """``kafka-python 3.0.12 (client id 'x')``; ``unknown software`` when the connection
+    """``'client-id' (kafka-python 3.0.12)``; ``(software unknown)`` when the connection
     sent no ApiVersions v3+."""
-    software = " ".join(p for p in (software_name, software_version) if p) or "unknown software"
-    return f"{software} (client id {client_id!r})"
+    software = " ".join(p for p in (software_name, software_version) if p) or "software unknown"
+    return f"{client_id!r} ({software})"
 
 
 def what(row: ReadinessRow) -> str:

@@ -79,13 +79,13 @@ def test_rows_and_verdict(target: Target) -> None:
     result = verdict(rows, target.label)
     assert not result.ready and result.clients == 2
     assert result.breaking == {
-        "unknown software (client id 'old-producer')": ["Produce v2", "message format v1"]
+        "'old-producer' (software unknown)": ["Produce v2", "message format v1"]
     }
     text = result.text()
     assert text.splitlines()[0] == (
         "1 of 2 clients would break on the target (kafka-python 4.x specs):"
     )
-    assert "  Produce v2: 1 client (unknown software (client id 'old-producer'))" in text
+    assert "  Produce v2: 1 client ('old-producer' (software unknown))" in text
     fine = verdict([r for r in rows if r.client_id == "rd"], target.label)
     assert fine.ready and fine.text().startswith("all 1 clients seen are ready")
 
