@@ -135,18 +135,20 @@ def signature(name: str, params: str, returns: str, indent: int = 0) -> str:
     return f"{pad}def {name}(\n{body}{pad}) -> {returns}:"
 
 
-def targets(names: list[str], call: str, args: str, indent: int) -> str:
-    """``a, b = call(args)`` as black splits it when too long: the call's arguments on a
-    line of their own, else the call in parentheses, else the targets exploded."""
-    lhs = ", ".join(names)
-    line = f"{lhs} = {call}({args})"
+def targets(names: list[str], rhs: str, indent: int) -> str:
+    """``a, b = rhs`` (a name or a call) as black splits it when too long: a call's
+    arguments on a line of their own, else the call in parentheses, else the targets
+    exploded."""
+    lhs = f"({names[0]},)" if len(names) == 1 else ", ".join(names)
+    line = f"{lhs} = {rhs}"
     if indent + len(line) <= WIDTH:
         return line
-    if indent + len(f"{lhs} = {call}(") <= WIDTH:
-        return f"{lhs} = {call}(\n    {args}\n)"
-    if indent + len(lhs) + 4 <= WIDTH:
-        return f"{lhs} = (\n    {call}({args})\n)"
-    return "(\n" + "".join(f"    {name},\n" for name in names) + f") = {call}({args})"
+    call, paren, args = rhs.partition("(")
+    if paren and indent + len(f"{lhs} = {call}(") <= WIDTH:
+        return f"{lhs} = {call}(\n    {args[:-1]}\n)"
+    if paren and indent + len(lhs) + 4 <= WIDTH:
+        return f"{lhs} = (\n    {rhs}\n)"
+    return "(\n" + "".join(f"    {name},\n" for name in names) + f") = {rhs}"
 
 
 def assignment(target: str, expr: str, indent: int) -> str:

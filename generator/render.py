@@ -95,6 +95,8 @@ def environment() -> jinja2.Environment:
     env.filters["pylit"] = pylit
     env.filters["docstring"] = docstring
     env.filters["lay_out"] = lay_out
+    # struct's "?" (bool) cannot be part of a name: "iq?" -> "iq_bool"
+    env.filters["format_name"] = lambda fmt: fmt.replace("?", "_bool_").strip("_")
     env.globals.update(
         signature=signature,
         targets=targets,

@@ -129,6 +129,20 @@ class ClassView:
 
 
 @dataclass(frozen=True)
+class FixedStructs:
+    """An array of structs whose every field has a fixed size: read with one
+    ``iter_unpack`` over the whole array (a flexible item ends in its tag-section byte,
+    which must be 0 there; anything else is left to the checked reader)."""
+
+    class_name: str
+    format: str
+    size: int
+    targets: tuple[str, ...]
+    """``item.a``, ``item.b``, ... (and ``tags`` for the tag-section byte)."""
+    defaults: tuple[tuple[str, Default, str, str], ...]
+
+
+@dataclass(frozen=True)
 class StepView:
     step: Step
     attrs: tuple[str, ...]
@@ -154,6 +168,7 @@ class StepView:
     """Array items may take no bytes: the count must be checked against what is left."""
     null_check: bool = False
     """The field is nullable in other versions, not here: None is refused by name."""
+    fixed_structs: FixedStructs | None = None
 
     @property
     def attr(self) -> str:
@@ -207,6 +222,7 @@ class ModuleView:
     """Struct formats with module-level bound ``unpack_from`` / ``pack`` methods."""
     unpacks: frozenset[str]
     packs: frozenset[str]
+    iter_unpacks: tuple[str, ...]
     classes: tuple[ClassView, ...]
     plans: tuple[PlanView, ...]
 
@@ -232,6 +248,7 @@ class ModuleBuilder:
     formats: set[str] = field(default_factory=set)
     unpacks: set[str] = field(default_factory=set)
     packs: set[str] = field(default_factory=set)
+    iter_unpacks: set[str] = field(default_factory=set)
     default_consts: set[str] = field(default_factory=set)
 
     def build(self, header: str, doc: str) -> ModuleView:
@@ -246,7 +263,7 @@ class ModuleBuilder:
         self.imports.use("dataclasses", "dataclass")
         self.imports.use("._codec", "bind")
         self.imports.use("._plan", "Plan")
-        if self.formats:
+        if self.formats or self.iter_unpacks:
             self.imports.use("struct", "struct")
         # A class's empty instance is emitted only where something compares against it.
         classes = tuple(
@@ -260,6 +277,7 @@ class ModuleBuilder:
             formats=tuple(sorted(self.formats)),
             unpacks=frozenset(self.unpacks),
             packs=frozenset(self.packs),
+            iter_unpacks=tuple(sorted(self.iter_unpacks)),
             classes=classes,
             plans=plans,
         )
@@ -391,16 +409,7 @@ class ModuleBuilder:
         versions = mp.struct_versions.get(plan.struct.name, {})
         class_flexible = any(p.flexible for p in versions.values())
         class_tagged = any(p.tagged for p in versions.values())
-        on_wire = {fp.field.name for fp in plan.regular}
-        defaults = []
-        for f in plan.struct.fields:
-            if f.name not in on_wire:
-                default, literal = self.default(f, _struct_class(message, f))
-                defaults.append((f.attr, default, literal, _struct_class(message, f)))
-        if class_flexible:
-            defaults.append(("unknown_tagged_fields", Default.EMPTY_ARRAY, "()", ""))
-        if class_tagged:
-            defaults.append(("tags_on_wire", Default.VALUE, "NO_TAGS", ""))
+        defaults = self.reader_defaults(mp, plan)
         if plan.flexible:
             if plan.tagged:
                 self.imports.use("._read", "read_tags")
@@ -422,7 +431,7 @@ class ModuleBuilder:
             flexible=plan.flexible,
             has_tagged=bool(plan.tagged),
             defaults=tuple(defaults),
-            steps=self.steps(message, plan.regular),
+            steps=self.steps(mp, plan.regular),
             guards=guards,
             refuse_unknown_tags=refuse,
             table=plan_table(message, plan),
@@ -433,6 +442,48 @@ class ModuleBuilder:
             return False
         self.imports.use("._read", "fail")
         return True
+
+    def reader_defaults(
+        self, mp: MessagePlans, plan: StructPlan
+    ) -> tuple[tuple[str, Default, str, str], ...]:
+        """``(attr, default, literal, struct class)`` of every attribute a reader of
+        ``plan`` sets before reading: the fields not on the wire, the tag bookkeeping."""
+        message = mp.message
+        versions = mp.struct_versions.get(plan.struct.name, {})
+        on_wire = {fp.field.name for fp in plan.regular}
+        defaults = []
+        for f in plan.struct.fields:
+            if f.name not in on_wire:
+                default, literal = self.default(f, _struct_class(message, f))
+                defaults.append((f.attr, default, literal, _struct_class(message, f)))
+        if any(p.flexible for p in versions.values()):
+            defaults.append(("unknown_tagged_fields", Default.EMPTY_ARRAY, "()", ""))
+        if any(p.tagged for p in versions.values()):
+            defaults.append(("tags_on_wire", Default.VALUE, "NO_TAGS", ""))
+        return tuple(defaults)
+
+    def fixed_structs(self, mp: MessagePlans, child: StructPlan) -> FixedStructs | None:
+        """How to read an array of ``child`` with one ``iter_unpack``, if every field of
+        it has a fixed size here."""
+        if child.tagged or not child.regular:
+            return None
+        wires = [WIRE_TYPES.get(fp.field.type.text) for fp in child.regular]
+        if not all(w is not None and w.fixed for w in wires):
+            return None
+        fmt = "".join(w.struct_code or "" for w in wires if w is not None)
+        targets = [f"item.{fp.field.attr}" for fp in child.regular]
+        if child.flexible:
+            fmt += "B"
+            targets.append("tags")
+        self.iter_unpacks.add(fmt)
+        self.imports.use("._read", "fail")
+        return FixedStructs(
+            class_name=mp.message.class_name(child.struct),
+            format=fmt,
+            size=sum(w.size for w in wires if w is not None) + (1 if child.flexible else 0),
+            targets=tuple(targets),
+            defaults=self.reader_defaults(mp, child),
+        )
 
     def guard(self, message: Message, f: Field) -> GuardView:
         self.imports.use("._write", "absent_field")
@@ -446,7 +497,7 @@ class ModuleBuilder:
             nullable_array=f.type.is_array and is_nullable_anywhere(f),
         )
 
-    def steps(self, message: Message, regular: tuple[FieldPlan, ...]) -> tuple[StepView, ...]:
+    def steps(self, mp: MessagePlans, regular: tuple[FieldPlan, ...]) -> tuple[StepView, ...]:
         """Regular fields in wire order; each run of fixed-size fields (even of one) is one
         call of a module-level bound ``struct`` method."""
         steps: list[StepView] = []
@@ -475,18 +526,19 @@ class ModuleBuilder:
                 run.append(fp)
                 continue
             flush()
-            steps.append(self.step(message, fp))
+            steps.append(self.step(mp, fp))
         flush()
         return tuple(steps)
 
-    def step(self, message: Message, fp: FieldPlan) -> StepView:
-        view = self.value_step(message, fp)
+    def step(self, mp: MessagePlans, fp: FieldPlan) -> StepView:
+        view = self.value_step(mp, fp)
         if is_nullable_anywhere(fp.field) and not fp.nullable and not view.tagged_elsewhere:
             self.imports.use("._write", "null_field")
             return replace(view, null_check=True)
         return view
 
-    def value_step(self, message: Message, fp: FieldPlan) -> StepView:
+    def value_step(self, mp: MessagePlans, fp: FieldPlan) -> StepView:
+        message = mp.message
         f = fp.field
         ftype = f.type
         compact = "compact_" if fp.compact else ""
@@ -547,6 +599,7 @@ class ModuleBuilder:
                 nullable=fp.nullable,
                 compact=fp.compact,
                 zero_size_items=self.zero_size(fp.child),
+                fixed_structs=self.fixed_structs(mp, fp.child),
             )
         if element.text == "uuid":
             self.imports.use("._read", "read_uuid")

@@ -92,12 +92,15 @@ SHAPES = [
     lambda: signature(f"_read_{LONG}", "buf: bytes, pos: int", "tuple[Something, int]")
     + "\n    pass\n",
     lambda: "def f():\n    "
-    + targets([f"obj.{c * 12}" for c in "abcdefg"], "_unpack_iiiiiii", "buf, pos", 4).replace(
+    + targets([f"obj.{c * 12}" for c in "abcdefg"], "_unpack_iiiiiii(buf, pos)", 4).replace(
         "\n", "\n    "
     )
     + "\n",
     lambda: "def f():\n    "
-    + targets(["obj.a", "obj.b"], f"_unpack_{LONG}", "buf, pos", 4).replace("\n", "\n    ")
+    + targets(["obj.a", "obj.b"], f"_unpack_{LONG}(buf, pos)", 4).replace("\n", "\n    ")
+    + "\n",
+    lambda: "def f():\n    for values in x:\n        "
+    + targets([f"item.{c * 14}" for c in "abcdef"], "values", 8).replace("\n", "\n        ")
     + "\n",
     lambda: "def f():\n    "
     + statement(f"obj.value, pos = read_{LONG}(buf, pos)", 4).replace("\n", "\n    ")

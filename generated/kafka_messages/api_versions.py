@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ._codec import Struct, bind
 from ._plan import NO_TAGS, Plan
-from ._read import read_compact_count, read_compact_string, read_count, read_tags
+from ._read import fail, read_compact_count, read_compact_string, read_count, read_tags
 from ._write import (
     tags_in_plain_version,
     write_compact_count,
@@ -35,6 +35,10 @@ _unpack_hhh = struct.Struct(">hhh").unpack_from
 _pack_hhh = struct.Struct(">hhh").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+
+# Arrays of structs whose fields all have a fixed size: one iter_unpack per array.
+_iter_hhh = struct.Struct(">hhh").iter_unpack
+_iter_hhhB = struct.Struct(">hhhB").iter_unpack
 
 
 class _ApiVersionsRequestFacts(Struct):
@@ -372,11 +376,20 @@ def _read_api_versions_response_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n, pos = read_count(buf, pos)
-    api_keys_items = []
-    for _ in range(n):
-        api_keys_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
-        api_keys_items.append(api_keys_item)
-    obj.api_keys = tuple(api_keys_items)
+    if n == 0:
+        obj.api_keys = ()
+    else:
+        end = pos + n * 6
+        if end > len(buf):
+            raise fail()
+        api_keys_items = []
+        for values in _iter_hhh(buf[pos:end]):
+            api_keys_item = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
+            api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = values
+            api_keys_item.unknown_tagged_fields = ()
+            api_keys_items.append(api_keys_item)
+        obj.api_keys = tuple(api_keys_items)
+        pos = end
     return obj, pos
 
 
@@ -402,11 +415,20 @@ def _read_api_versions_response_v1(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n, pos = read_count(buf, pos)
-    api_keys_items = []
-    for _ in range(n):
-        api_keys_item, pos = _read_api_versions_response_api_version_v0(buf, pos)
-        api_keys_items.append(api_keys_item)
-    obj.api_keys = tuple(api_keys_items)
+    if n == 0:
+        obj.api_keys = ()
+    else:
+        end = pos + n * 6
+        if end > len(buf):
+            raise fail()
+        api_keys_items = []
+        for values in _iter_hhh(buf[pos:end]):
+            api_keys_item = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
+            api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = values
+            api_keys_item.unknown_tagged_fields = ()
+            api_keys_items.append(api_keys_item)
+        obj.api_keys = tuple(api_keys_items)
+        pos = end
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
@@ -516,12 +538,32 @@ def _read_api_versions_response_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     obj.tags_on_wire = NO_TAGS
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
-    n, pos = read_compact_count(buf, pos)
-    api_keys_items = []
-    for _ in range(n):
-        api_keys_item, pos = _read_api_versions_response_api_version_v3(buf, pos)
-        api_keys_items.append(api_keys_item)
-    obj.api_keys = tuple(api_keys_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.api_keys = ()
+    else:
+        end = pos + n * 7
+        if end > len(buf):
+            raise fail()
+        api_keys_items = []
+        for values in _iter_hhhB(buf[pos:end]):
+            api_keys_item = ApiVersionsResponseApiVersion.__new__(ApiVersionsResponseApiVersion)
+            (
+                api_keys_item.api_key,
+                api_keys_item.min_version,
+                api_keys_item.max_version,
+                tags,
+            ) = values
+            if tags:
+                raise fail()  # a tagged field in an item: the checked reader reads it
+            api_keys_item.unknown_tagged_fields = ()
+            api_keys_items.append(api_keys_item)
+        obj.api_keys = tuple(api_keys_items)
+        pos = end
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:

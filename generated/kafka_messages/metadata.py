@@ -468,11 +468,14 @@ def _read_metadata_request_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     obj.include_topic_authorized_operations = False
     obj.unknown_tagged_fields = ()
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_request_topic_v0(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -503,6 +506,8 @@ def _read_metadata_request_v1(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -539,6 +544,8 @@ def _read_metadata_request_v4(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -574,6 +581,8 @@ def _read_metadata_request_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     n, pos = read_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -632,9 +641,15 @@ def _read_metadata_request_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     """MetadataRequest at version 9."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
-    n, pos = read_compact_nullable_count(buf, pos)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -698,9 +713,15 @@ def _read_metadata_request_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     """MetadataRequest at version 10."""
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
-    n, pos = read_compact_nullable_count(buf, pos)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -742,9 +763,15 @@ def _read_metadata_request_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.include_cluster_authorized_operations = False
     obj.unknown_tagged_fields = ()
-    n, pos = read_compact_nullable_count(buf, pos)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_nullable_count(buf, pos)
     if n < 0:
         obj.topics = None
+    elif n == 0:
+        obj.topics = ()
     else:
         topics_items = []
         for _ in range(n):
@@ -837,11 +864,14 @@ def _read_metadata_response_topic_v0(buf: bytes, pos: int) -> tuple[MetadataResp
     pos += 2
     obj.name, pos = read_string(buf, pos)
     n, pos = read_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
@@ -869,17 +899,23 @@ def _read_metadata_response_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v0(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v0(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v0(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v0(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -932,11 +968,14 @@ def _read_metadata_response_topic_v1(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.is_internal = buf[pos] != 0
     pos += 1
     n, pos = read_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v0(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
@@ -964,19 +1003,25 @@ def _read_metadata_response_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -1002,20 +1047,26 @@ def _read_metadata_response_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     obj.cluster_authorized_operations = -2147483648
     obj.unknown_tagged_fields = ()
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -1043,20 +1094,26 @@ def _read_metadata_response_v3(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v1(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -1114,11 +1171,14 @@ def _read_metadata_response_topic_v5(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.is_internal = buf[pos] != 0
     pos += 1
     n, pos = read_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v5(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v5(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
@@ -1146,20 +1206,26 @@ def _read_metadata_response_v5(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v5(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v5(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -1216,11 +1282,14 @@ def _read_metadata_response_topic_v7(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.is_internal = buf[pos] != 0
     pos += 1
     n, pos = read_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     return obj, pos
 
 
@@ -1248,20 +1317,26 @@ def _read_metadata_response_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v7(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v7(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     return obj, pos
 
 
@@ -1293,11 +1368,14 @@ def _read_metadata_response_topic_v8(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.is_internal = buf[pos] != 0
     pos += 1
     n, pos = read_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v7(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
@@ -1325,20 +1403,26 @@ def _read_metadata_response_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v1(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n, pos = read_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v8(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v8(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     return obj, pos
@@ -1429,12 +1513,19 @@ def _read_metadata_response_topic_v9(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.name, pos = read_compact_string(buf, pos)
     obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = read_compact_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:
@@ -1467,21 +1558,35 @@ def _read_metadata_response_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     obj.unknown_tagged_fields = ()
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v9(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v9(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:
@@ -1519,12 +1624,19 @@ def _read_metadata_response_topic_v10(buf: bytes, pos: int) -> tuple[MetadataRes
     obj.topic_id, pos = read_uuid(buf, pos)
     obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = read_compact_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:
@@ -1558,21 +1670,35 @@ def _read_metadata_response_v10(buf: bytes, pos: int) -> tuple[MetadataResponse,
     obj.unknown_tagged_fields = ()
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     (obj.cluster_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:
@@ -1607,21 +1733,35 @@ def _read_metadata_response_v11(buf: bytes, pos: int) -> tuple[MetadataResponse,
     obj.unknown_tagged_fields = ()
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v10(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     if buf[pos]:
         pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V11)
     else:
@@ -1658,12 +1798,19 @@ def _read_metadata_response_topic_v12(buf: bytes, pos: int) -> tuple[MetadataRes
     obj.topic_id, pos = read_uuid(buf, pos)
     obj.is_internal = buf[pos] != 0
     pos += 1
-    n, pos = read_compact_count(buf, pos)
-    partitions_items = []
-    for _ in range(n):
-        partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
-        partitions_items.append(partitions_item)
-    obj.partitions = tuple(partitions_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.partitions = ()
+    else:
+        partitions_items = []
+        for _ in range(n):
+            partitions_item, pos = _read_metadata_response_partition_v9(buf, pos)
+            partitions_items.append(partitions_item)
+        obj.partitions = tuple(partitions_items)
     (obj.topic_authorized_operations,) = _unpack_i(buf, pos)
     pos += 4
     if buf[pos]:
@@ -1696,21 +1843,35 @@ def _read_metadata_response_v12(buf: bytes, pos: int) -> tuple[MetadataResponse,
     obj.unknown_tagged_fields = ()
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    brokers_items = []
-    for _ in range(n):
-        brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
-        brokers_items.append(brokers_item)
-    obj.brokers = tuple(brokers_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.brokers = ()
+    else:
+        brokers_items = []
+        for _ in range(n):
+            brokers_item, pos = _read_metadata_response_broker_v9(buf, pos)
+            brokers_items.append(brokers_item)
+        obj.brokers = tuple(brokers_items)
     obj.cluster_id, pos = read_compact_nullable_string(buf, pos)
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    topics_items = []
-    for _ in range(n):
-        topics_item, pos = _read_metadata_response_topic_v12(buf, pos)
-        topics_items.append(topics_item)
-    obj.topics = tuple(topics_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.topics = ()
+    else:
+        topics_items = []
+        for _ in range(n):
+            topics_item, pos = _read_metadata_response_topic_v12(buf, pos)
+            topics_items.append(topics_item)
+        obj.topics = tuple(topics_items)
     if buf[pos]:
         pos = read_tags(buf, pos, obj, _METADATA_RESPONSE_V12)
     else:

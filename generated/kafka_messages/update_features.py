@@ -286,12 +286,21 @@ def _read_update_features_request_v0(buf: bytes, pos: int) -> tuple[UpdateFeatur
     obj.unknown_tagged_fields = ()
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    feature_updates_items = []
-    for _ in range(n):
-        feature_updates_item, pos = _read_update_features_request_feature_update_key_v0(buf, pos)
-        feature_updates_items.append(feature_updates_item)
-    obj.feature_updates = tuple(feature_updates_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.feature_updates = ()
+    else:
+        feature_updates_items = []
+        for _ in range(n):
+            feature_updates_item, pos = _read_update_features_request_feature_update_key_v0(
+                buf, pos
+            )
+            feature_updates_items.append(feature_updates_item)
+        obj.feature_updates = tuple(feature_updates_items)
     if buf[pos]:
         pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_REQUEST_V0)
     else:
@@ -350,12 +359,21 @@ def _read_update_features_request_v1(buf: bytes, pos: int) -> tuple[UpdateFeatur
     obj.unknown_tagged_fields = ()
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
-    n, pos = read_compact_count(buf, pos)
-    feature_updates_items = []
-    for _ in range(n):
-        feature_updates_item, pos = _read_update_features_request_feature_update_key_v1(buf, pos)
-        feature_updates_items.append(feature_updates_item)
-    obj.feature_updates = tuple(feature_updates_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.feature_updates = ()
+    else:
+        feature_updates_items = []
+        for _ in range(n):
+            feature_updates_item, pos = _read_update_features_request_feature_update_key_v1(
+                buf, pos
+            )
+            feature_updates_items.append(feature_updates_item)
+        obj.feature_updates = tuple(feature_updates_items)
     obj.validate_only = buf[pos] != 0
     pos += 1
     if buf[pos]:
@@ -417,12 +435,19 @@ def _read_update_features_response_v0(buf: bytes, pos: int) -> tuple[UpdateFeatu
     obj.throttle_time_ms, obj.error_code = _unpack_ih(buf, pos)
     pos += 6
     obj.error_message, pos = read_compact_nullable_string(buf, pos)
-    n, pos = read_compact_count(buf, pos)
-    results_items = []
-    for _ in range(n):
-        results_item, pos = _read_update_features_response_updatable_feature_result_v0(buf, pos)
-        results_items.append(results_item)
-    obj.results = tuple(results_items)
+    n = buf[pos] - 1
+    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+        pos += 1
+    else:
+        n, pos = read_compact_count(buf, pos)
+    if n == 0:
+        obj.results = ()
+    else:
+        results_items = []
+        for _ in range(n):
+            results_item, pos = _read_update_features_response_updatable_feature_result_v0(buf, pos)
+            results_items.append(results_item)
+        obj.results = tuple(results_items)
     if buf[pos]:
         pos = read_tags(buf, pos, obj, _UPDATE_FEATURES_RESPONSE_V0)
     else:

@@ -20,9 +20,10 @@ zstd's content size, gzip's output counted as it streams. Where only block sizes
 (lz4 frames, zstd frames without a content size), a block's output is bounded by the
 format's maximum block size, so a frame is decompressed when that bound, less one maximum
 block (the last block is usually short), fits; its actual size is checked after. At most
-one block (4 MiB for lz4, 128 KiB for zstd) is ever allocated beyond the limit. Errors are
-``CodecError`` (bad data) and ``MissingCodecError`` (no package for the codec); nothing
-else escapes, whatever the input and whichever package does the work.
+one block (4 MiB for lz4, 128 KiB for zstd) is ever allocated beyond the limit.
+``decompress`` raises ``CodecError`` (bad data, or ``MissingCodecError``: no package for
+the codec) and nothing else, whatever the input and whichever package does the work;
+``compress`` raises ``ModuleNotFoundError`` for a missing codec.
 """
 
 from __future__ import annotations
@@ -58,14 +59,18 @@ class CodecError(ValueError):
     """Compressed data that does not decompress, or decompresses to too much."""
 
 
-class MissingCodecError(ImportError):
-    """No installed package provides this codec."""
+class MissingCodecError(CodecError):
+    """No installed package provides this codec (when decompressing; ``compress`` raises
+    ``ModuleNotFoundError``, which mypyc-compiled code cannot subclass)."""
 
     def __init__(self, codec: int) -> None:
-        name = NAMES.get(codec, str(codec))
-        super().__init__(
-            f"{name} compression needs an optional package: pip install {_PACKAGES[codec]}"
-        )
+        super().__init__(missing(codec))
+
+
+def missing(codec: int) -> str:
+    """What to say when no installed package provides ``codec``."""
+    name = NAMES.get(codec, str(codec))
+    return f"{name} compression needs an optional package: pip install {_PACKAGES[codec]}"
 
 
 # --- gzip ------------------------------------------------------------------------------------
@@ -646,7 +651,7 @@ def restrict(codec: int, names: tuple[str, ...] | None) -> None:
 def compress(codec: int, data: bytes, level: int | None = None, magic: int = 2) -> bytes:
     found = backend(codec)
     if found is None:
-        raise MissingCodecError(codec)
+        raise ModuleNotFoundError(missing(codec))
     return found.compress(data, level, magic)
 
 
@@ -657,7 +662,7 @@ def decompress(codec: int, data: bytes, limit: int, magic: int = 2) -> bytes:
         raise MissingCodecError(codec)
     try:
         return found.decompress(data, limit, magic)
-    except (CodecError, MissingCodecError):
+    except CodecError:
         raise
     except Exception as exc:  # a package failing on input it did not expect
         raise CodecError(f"{NAMES[codec]}: {exc!r}") from None

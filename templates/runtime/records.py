@@ -245,7 +245,7 @@ def _decompress(codec: int, data: bytes, limit: int, magic: int, offset: int, pa
                 )
             return out
         return _compression.decompress(codec, data, limit, magic)
-    except (_compression.CodecError, _compression.MissingCodecError) as exc:
+    except _compression.CodecError as exc:  # MissingCodecError too
         raise CorruptRecordError(str(exc), offset, path) from None
 
 
@@ -331,8 +331,6 @@ def _read_records(
     two-byte forms, by far the most common: a function call per field would cost more than
     all the rest.
     """
-    record = Record
-    read_varint = _varint
     start = pos
     try:
         for _ in range(count):
@@ -347,7 +345,7 @@ def _read_records(
                 length = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                length, pos = read_varint(buf, pos, 5)
+                length, pos = _varint(buf, pos, 5)
             body_end = pos + length
             # attributes, timestamp delta, offset delta, key, value, header count: 1+ byte each
             if length < 6:
@@ -365,7 +363,7 @@ def _read_records(
                 timestamp = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                timestamp, pos = read_varint(buf, pos, 10)
+                timestamp, pos = _varint(buf, pos, 10)
             # offset delta
             b = buf[pos]
             if b < 0x80:
@@ -376,7 +374,7 @@ def _read_records(
                 offset = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                offset, pos = read_varint(buf, pos, 5)
+                offset, pos = _varint(buf, pos, 5)
             # key
             b = buf[pos]
             if b < 0x80:
@@ -387,7 +385,7 @@ def _read_records(
                 size = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
             if size >= 0:
                 key: bytes | None = buf[pos : pos + size]
                 pos += size
@@ -405,7 +403,7 @@ def _read_records(
                 size = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
             if size >= 0:
                 value: bytes | None = buf[pos : pos + size]
                 pos += size
@@ -418,7 +416,7 @@ def _read_records(
                 headers: tuple[tuple[str, bytes | None], ...] = ()
                 pos += 1
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
                 headers, pos = _read_headers(buf, pos, body_end, size)
             if pos != body_end:
                 raise _Malformed(
@@ -426,7 +424,7 @@ def _read_records(
                     f"{length}",
                     start,
                 )
-            yield record(
+            yield Record(
                 base_offset + offset,
                 base_timestamp + timestamp if append_time is None else append_time,
                 key,
@@ -1131,8 +1129,6 @@ def build_batch(
     _check_range("partition_leader_epoch", partition_leader_epoch, _INT32_MIN, _INT32_MAX)
 
     body = bytearray()
-    append = body.append
-    put_uvarint = _put_uvarint
     count = 0
     first_timestamp = NO_TIMESTAMP if base_timestamp is None else base_timestamp
     largest = NO_TIMESTAMP
@@ -1158,12 +1154,12 @@ def build_batch(
         if z < 0x80:
             rec.append(z)
         else:
-            put_uvarint(rec, z)
+            _put_uvarint(rec, z)
         z = (delta << 1) ^ (delta >> 31)
         if z < 0x80:
             rec.append(z)
         else:
-            put_uvarint(rec, z)
+            _put_uvarint(rec, z)
         key = record.key
         if key is None:
             rec.append(1)
@@ -1172,7 +1168,7 @@ def build_batch(
             if z < 0x80:
                 rec.append(z)
             else:
-                put_uvarint(rec, z)
+                _put_uvarint(rec, z)
             rec += key
         value = record.value
         if value is None:
@@ -1182,7 +1178,7 @@ def build_batch(
             if z < 0x80:
                 rec.append(z)
             else:
-                put_uvarint(rec, z)
+                _put_uvarint(rec, z)
             rec += value
         if record.headers:
             _put_headers(rec, record.headers)
@@ -1190,9 +1186,9 @@ def build_batch(
             rec.append(0)
         z = len(rec) << 1
         if z < 0x80:
-            append(z)
+            body.append(z)
         else:
-            put_uvarint(body, z)
+            _put_uvarint(body, z)
         body += rec
 
     if last_offset_delta is None:
