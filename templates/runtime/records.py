@@ -121,17 +121,45 @@ class CorruptRecordError(DecodeError):
         super().__init__(reason, offset, path)
 
 
-@dataclass(slots=True)
 class Record:
     """One record. ``offset`` is absolute where the batch assigns it (a Fetch response);
     ``timestamp`` is in milliseconds (the batch's max timestamp under LogAppendTime, -1 in
     magic 0); ``headers`` are (key, value) pairs, values possibly None (none in magic 0/1)."""
 
-    offset: int
-    timestamp: int
-    key: bytes | None = None
-    value: bytes | None = None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
+    # A plain class, not a dataclass: mypyc compiles its __init__ (it leaves the methods a
+    # dataclass generates interpreted), and a record is built per record read.
+    __slots__ = ("offset", "timestamp", "key", "value", "headers")
+
+    def __init__(
+        self,
+        offset: int,
+        timestamp: int,
+        key: bytes | None = None,
+        value: bytes | None = None,
+        headers: tuple[tuple[str, bytes | None], ...] = (),
+    ) -> None:
+        self.offset = offset
+        self.timestamp = timestamp
+        self.key = key
+        self.value = value
+        self.headers = headers
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (
+            self.offset == other.offset
+            and self.timestamp == other.timestamp
+            and self.key == other.key
+            and self.value == other.value
+            and self.headers == other.headers
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Record(offset={self.offset!r}, timestamp={self.timestamp!r}, key={self.key!r}, "
+            f"value={self.value!r}, headers={self.headers!r})"
+        )
 
 
 @dataclass(slots=True)
