@@ -52,8 +52,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 GENERATED = ROOT / "generated"
 CACHE = ROOT / "build" / "bench"
-TRUNK = CORPORA / "trunk-2024-10"
-KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"
 KP_PACKAGE = "kp_bench_messages"
 
 for p in (str(GENERATED), str(ROOT)):
@@ -64,6 +62,9 @@ from bench.cases import CASES, Case  # noqa: E402
 from bench.compile import BuildError, build, with_imports  # noqa: E402
 from tests.genpkg import CORPORA, SPECS, kafka_python_specs, load_messages  # noqa: E402
 from tests.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
+
+TRUNK = CORPORA / "trunk-2024-10"
+KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"
 
 IMPLS = ("ours", "ours_compiled", "kio", "kafka_python")
 OURS = ("ours", "ours_compiled")
