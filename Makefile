@@ -96,3 +96,7 @@ report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPE
 
 test-cluster: $(VENV)/.installed ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
 	$(PY) -m pytest -q tests/cluster_pipeline.py
+
+.PHONY: bench-records
+bench-records: $(VENV)/.installed ## record batches: records/s decode and build, pure, with accelerators and mypyc, beside kafka-python and aiokafka; CRC-32C MB/s -> bench/records_results.json, bench/RECORDS.md (RECORDS_BENCH_ARGS="--quick")
+	$(PY) bench/records_bench.py $(RECORDS_BENCH_ARGS)
