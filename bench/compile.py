@@ -1,11 +1,13 @@
-"""`make compiled`: build the generated package with mypyc, into build/compiled/ (issue 6).
+"""`make compiled`: the mypyc flavour of the package, compiled, into build/compiled/.
 
-    python bench/compile.py [--out build/compiled]
+    python bench/compile.py [--specs specs] [--out build/compiled]
 
-Copies ``generated/kafka_messages`` unchanged to ``build/compiled/kafka_messages`` and compiles
-every module there with mypyc (C extensions next to the sources; an extension wins over the
-``.py`` on import), then checks that each module really imports as an extension. The
-pure-Python package in ``generated/`` stays the default everywhere;
+Generates the mypyc flavour of the specs (``kafka-specgen generate --flavour mypyc``: the
+same templates, with native constructors and librt reads) into
+``build/compiled/kafka_messages`` and compiles every module there with mypyc (C extensions
+next to the sources; an extension wins over the ``.py`` on import), then checks that each
+module really imports as an extension. The pure-Python package in ``generated/`` stays the
+default everywhere;
 ``KAFKA_MESSAGES_COMPILED=1 make test`` (see ``tests/conftest.py``) runs the tests against
 this build. ``bench/run.py`` benchmarks the same build: it calls ``build`` below to compile
 the same sources under another package name (``kafka_messages_mypyc``) into its own cache, so
@@ -24,11 +26,23 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT / "generated" / "kafka_messages"
+SPECS = ROOT / "specs"
 
 
 class BuildError(Exception):
     """mypyc failed, or a module handed to it does not import as an extension."""
+
+
+def mypyc_source(spec_paths: list[Path], folder: Path, package: str) -> Path:
+    """Generate the mypyc flavour of ``spec_paths`` as ``folder/package`` (unformatted:
+    nobody reads it but mypyc) and return that package folder."""
+    from kafka_specgen.format import write_package
+    from kafka_specgen.library import generate_files
+    from kafka_specgen.views import Flavour
+
+    files = generate_files(spec_paths, warn=False, formatted=False, flavour=Flavour.MYPYC)
+    write_package(files, folder / package)
+    return folder / package
 
 
 def with_imports(package_dir: Path, modules: list[str]) -> list[str]:
@@ -119,19 +133,21 @@ def build(source: Path, out: Path, package: str, modules: list[str] | None = Non
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--specs", type=Path, action="append", help="default: specs/")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "compiled")
     args = ap.parse_args(argv)
     out: Path = args.out.resolve()
-    count = len(list(SOURCE.glob("*.py")))
+    specs = args.specs or [SPECS]
+    source = mypyc_source(specs, out.parent / f"{out.name}-src", "kafka_messages")
+    count = len(list(source.glob("*.py")))
     print(f"mypyc: compiling {count} modules in {out} ...", flush=True)
     try:
-        compiled = build(SOURCE, out, "kafka_messages")
+        compiled = build(source, out, "kafka_messages")
     except BuildError as exc:
         print(exc, file=sys.stderr)
         return 1
     (out / "MANIFEST.json").write_text(
-        json.dumps({"source": str(SOURCE.relative_to(ROOT)), "mypyc_compiled": compiled}, indent=2)
-        + "\n"
+        json.dumps({"specs": [str(s) for s in specs], "mypyc_compiled": compiled}, indent=2) + "\n"
     )
     print(f"compiled with mypyc: {', '.join(compiled)}")
     print(f"use it: KAFKA_MESSAGES_COMPILED=1 make test, or PYTHONPATH={out}")

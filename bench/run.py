@@ -59,7 +59,7 @@ for p in (str(GENERATED), str(ROOT)):
         sys.path.insert(0, p)
 
 from bench.cases import CASES, Case  # noqa: E402
-from bench.compile import BuildError, build, with_imports  # noqa: E402
+from bench.compile import BuildError, build, mypyc_source, with_imports  # noqa: E402
 from tests.genpkg import CORPORA, SPECS, kafka_python_specs, load_messages  # noqa: E402
 from tests.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
 
@@ -859,17 +859,21 @@ def main(argv: list[str] | None = None) -> int:
     def side(which: str) -> Side:
         if which not in sides:
             if which == "repo":
+                specs = [SPECS]
                 s = Side("kafka_messages", sorted(SPECS.glob("*.json")))
                 modules = None  # the whole package, as `make compiled` builds it
             else:
-                s = Side(kp_package(log), [kp_corpus()])
+                specs = [kp_corpus()]
+                s = Side(kp_package(log), specs)
                 # ~100 modules: compile only what the kp cases import (all of them, not just
                 # the chosen ones, so that one cached build serves every run).
                 needed = [s.module(c.message) for c in CASES.values() if c.package == "kp"]
                 modules = with_imports(s.source, needed)
             if not args.no_compiled:
                 try:
-                    info = mypyc_package(which, s.source, modules, log)
+                    # The mypyc flavour of the same specs, from the same templates.
+                    source = mypyc_source(specs, CACHE / f"mypyc-src-{which}", s.source.name)
+                    info = mypyc_package(which, source, modules, log)
                     s.compiled = info["package"]
                 except BuildError as exc:
                     log(f"mypyc build of {s.source} failed; going on without it:\n{exc}")

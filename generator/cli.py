@@ -12,6 +12,7 @@ from . import broker_versions, diff
 from .errors import SpecError
 from .format import compare_package, write_package
 from .library import generate_files
+from .views import Flavour
 from .pipeline import capture, job, report
 
 #: Optional dependencies -> the extra that installs them.
@@ -44,7 +45,12 @@ class TerminalProgress:
 def cmd_generate(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = TerminalProgress() if sys.stderr.isatty() else None
-    files = generate_files(args.specs, formatted=not args.no_format, progress=progress)
+    files = generate_files(
+        args.specs,
+        formatted=not args.no_format,
+        progress=progress,
+        flavour=Flavour(args.flavour),
+    )
     package_dir = Path(args.out) / args.package
     if args.check:
         differences = compare_package(files, package_dir)
@@ -106,6 +112,13 @@ def register_generate(commands: Any) -> None:
         "--check",
         action="store_true",
         help="write nothing; exit 1 if DIR/NAME differs from what would be generated",
+    )
+    gen.add_argument(
+        "--flavour",
+        choices=[f.value for f in Flavour],
+        default=Flavour.PURE.value,
+        help="pure: standard library only, vendorable (default); mypyc: shaped for a "
+        "mypyc build (native constructors, librt reads; needs librt at run time)",
     )
     gen.add_argument(
         "--no-format",

@@ -21,6 +21,7 @@ from .load import load_paths
 from .model import Message, build_messages
 from .render import GeneratedFile, render_package, spec_api_names
 from .resources import package_folder
+from .views import Flavour
 from .schema import validate_spec
 
 
@@ -49,13 +50,14 @@ def generate_files(
     warn: bool = True,
     formatted: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    flavour: Flavour = Flavour.PURE,
 ) -> list[GeneratedFile]:
     """Run load -> schema -> model -> render -> format; return the package's files.
 
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
     """
     messages, facts = load_specs(spec_paths, warn=warn)
-    return package_files(messages, facts, formatted=formatted, progress=progress)
+    return package_files(messages, facts, formatted=formatted, progress=progress, flavour=flavour)
 
 
 def package_files(
@@ -64,10 +66,11 @@ def package_files(
     *,
     formatted: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    flavour: Flavour = Flavour.PURE,
 ) -> list[GeneratedFile]:
     """Run render -> format on a loaded spec set; return the package's files.
     ``progress(done, total)`` follows the formatting, the long part."""
-    files = render_package(messages, facts)
+    files = render_package(messages, facts, flavour)
     if not formatted:
         return sorted(files, key=lambda f: f.path)
     return format_files(files, progress=progress)

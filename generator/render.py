@@ -31,7 +31,7 @@ from .layout import (
 )
 from .plan import plan_message
 from .resources import package_folder
-from .views import ModuleBuilder, pylit
+from .views import NATIVE_READS, Flavour, ModuleBuilder, pylit
 
 TEMPLATES = package_folder("templates")
 RUNTIME = TEMPLATES / "runtime"
@@ -98,6 +98,7 @@ def environment() -> jinja2.Environment:
     # struct's "?" (bool) cannot be part of a name: "iq?" -> "iq_bool"
     env.filters["format_name"] = lambda fmt: fmt.replace("?", "_bool_").strip("_")
     env.globals.update(
+        native_reads=NATIVE_READS,
         signature=signature,
         targets=targets,
         assignment=assignment,
@@ -164,7 +165,9 @@ def facts_header(header: str, sources: Iterable[str | None]) -> str:
     return "\n".join([header, *(line.replace("# source: ", "# ", 1) for line in extra)])
 
 
-def render_package(messages: list[Message], facts: Facts | None = None) -> list[GeneratedFile]:
+def render_package(
+    messages: list[Message], facts: Facts | None = None, flavour: Flavour = Flavour.PURE
+) -> list[GeneratedFile]:
     """Every file of the package: one module per API, the rendered tables, the runtime."""
     facts = facts or Facts()
     env = environment()
@@ -174,7 +177,7 @@ def render_package(messages: list[Message], facts: Facts | None = None) -> list[
         GeneratedFile(
             f"{module.name}.py",
             template.render(
-                v=ModuleBuilder([plan_message(m) for m in module.messages]).build(
+                v=ModuleBuilder([plan_message(m) for m in module.messages], flavour).build(
                     file_header(m.source for m in module.messages), module_doc(module)
                 )
             ),

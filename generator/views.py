@@ -51,6 +51,30 @@ class Step(enum.Enum):
     STRUCT_ARRAY = "an array of structs"
 
 
+class Flavour(enum.Enum):
+    """The two builds of one package, from the same templates."""
+
+    PURE = "pure"
+    """Standard library only: vendorable anywhere (the default)."""
+    MYPYC = "mypyc"
+    """Shaped for mypyc: readers build objects with native constructors and read
+    fixed-size fields with librt; compiled by ``make compiled``."""
+
+
+#: MYPYC flavour: how a fixed-size value is read at offset ``{at}`` of ``buf``: librt's
+#: big-endian readers (an unsigned value is its signed read, masked as a Python int).
+NATIVE_READS = {
+    "bool": ("", "buf[{at}] != 0"),
+    "int8": ("", "(buf[{at}] ^ 0x80) - 0x80"),
+    "int16": ("read_i16_be", "read_i16_be(buf, {at})"),
+    "int32": ("read_i32_be", "read_i32_be(buf, {at})"),
+    "int64": ("read_i64_be", "read_i64_be(buf, {at})"),
+    "uint16": ("read_i16_be", "int(read_i16_be(buf, {at})) & 0xFFFF"),
+    "uint32": ("read_i32_be", "int(read_i32_be(buf, {at})) & 0xFFFFFFFF"),
+    "float64": ("read_f64_be", "read_f64_be(buf, {at})"),
+}
+
+
 class ModuleImports:
     """Names a module uses, by the module they come from; ``typing`` only for checkers."""
 
@@ -150,6 +174,8 @@ class StepView:
     format: str = ""
     """FIXED_RUN: the struct format letters (without ``>``)."""
     size: int = 0
+    members: tuple[tuple[str, str, int], ...] = ()
+    """FIXED_RUN: ``(attr, wire type, offset in the run)`` of each field."""
     reader: str = ""
     """A helper of ``_read`` (strings, counts, fixed arrays), or a child reader."""
     writer: str = ""
@@ -169,6 +195,8 @@ class StepView:
     null_check: bool = False
     """The field is nullable in other versions, not here: None is refused by name."""
     fixed_structs: FixedStructs | None = None
+    annotation: str = ""
+    """The field's type (MYPYC flavour: the local a value is read into is declared)."""
 
     @property
     def attr(self) -> str:
@@ -211,6 +239,12 @@ class PlanView:
     """A classic version of a class that is flexible elsewhere: unknown tags are refused."""
     table: Call
     """The ``Plan(...)`` call: the runtime's table of this layout."""
+    constructor_args: tuple[str, ...]
+    """MYPYC flavour: the reader's constructor call, one expression per parameter."""
+
+    @property
+    def constructor_call(self) -> Call:
+        return Call(self.class_name, tuple(Code(arg) for arg in self.constructor_args))
 
 
 @dataclass(frozen=True)
@@ -225,6 +259,8 @@ class ModuleView:
     iter_unpacks: tuple[str, ...]
     classes: tuple[ClassView, ...]
     plans: tuple[PlanView, ...]
+    native: bool
+    """The MYPYC flavour."""
 
 
 _FIXED_ITEMS = {
@@ -244,6 +280,7 @@ class ModuleBuilder:
     """Builds the ``ModuleView`` of one module from the plans of its messages."""
 
     plans: list[MessagePlans]
+    flavour: Flavour = Flavour.PURE
     imports: ModuleImports = field(default_factory=ModuleImports)
     formats: set[str] = field(default_factory=set)
     unpacks: set[str] = field(default_factory=set)
@@ -280,6 +317,7 @@ class ModuleBuilder:
             iter_unpacks=tuple(sorted(self.iter_unpacks)),
             classes=classes,
             plans=plans,
+            native=self.flavour is Flavour.MYPYC,
         )
 
     # --- classes -----------------------------------------------------------------------
@@ -435,7 +473,28 @@ class ModuleBuilder:
             guards=guards,
             refuse_unknown_tags=refuse,
             table=plan_table(message, plan),
+            constructor_args=self.constructor_args(mp, plan),
         )
+
+    def constructor_args(self, mp: MessagePlans, plan: StructPlan) -> tuple[str, ...]:
+        """MYPYC flavour: the arguments of the reader's constructor call, in parameter
+        order: the value read for a regular field, a fresh default for any other."""
+        if self.flavour is not Flavour.MYPYC:
+            return ()
+        on_wire = {fp.field.name for fp in plan.regular}
+        args = []
+        for f in plan.struct.fields:
+            if f.name in on_wire:
+                args.append(f"v_{f.attr}")
+                continue
+            struct_class = _struct_class(mp.message, f)
+            default, literal = self.default(f, struct_class)
+            if default is Default.STRUCT:
+                self.default_consts.add(literal)  # the constructor compares against it
+            args.append(literal)
+        if any(p.flexible for p in mp.struct_versions.get(plan.struct.name, {}).values()):
+            args.append("()")
+        return tuple(args)
 
     def zero_size(self, child: StructPlan) -> bool:
         if min_struct_size(child) > 0:
@@ -505,16 +564,27 @@ class ModuleBuilder:
 
         def flush() -> None:
             if run:
-                fmt = "".join(WIRE_TYPES[fp.field.type.text].struct_code or "" for fp in run)
+                wires = [WIRE_TYPES[fp.field.type.text] for fp in run]
+                fmt = "".join(w.struct_code or "" for w in wires)
+                offsets = [sum(w.size for w in wires[:i]) for i in range(len(wires))]
                 self.formats.add(fmt)
-                self.unpacks.add(fmt)
                 self.packs.add(fmt)
+                if self.flavour is Flavour.MYPYC:
+                    for w in wires:
+                        if NATIVE_READS[w.name][0]:
+                            self.imports.use("librt.strings", NATIVE_READS[w.name][0])
+                else:
+                    self.unpacks.add(fmt)
                 steps.append(
                     StepView(
                         Step.FIXED_RUN,
                         tuple(fp.field.attr for fp in run),
                         format=fmt,
-                        size=sum(WIRE_TYPES[fp.field.type.text].size for fp in run),
+                        size=sum(w.size for w in wires),
+                        members=tuple(
+                            (fp.field.attr, w.name, offset)
+                            for fp, w, offset in zip(run, wires, offsets)
+                        ),
                     )
                 )
             run.clear()
@@ -531,7 +601,9 @@ class ModuleBuilder:
         return tuple(steps)
 
     def step(self, mp: MessagePlans, fp: FieldPlan) -> StepView:
-        view = self.value_step(mp, fp)
+        view = replace(
+            self.value_step(mp, fp), annotation=self.field_view(mp.message, fp.field).annotation
+        )
         if is_nullable_anywhere(fp.field) and not fp.nullable and not view.tagged_elsewhere:
             self.imports.use("._write", "null_field")
             return replace(view, null_check=True)
@@ -599,7 +671,10 @@ class ModuleBuilder:
                 nullable=fp.nullable,
                 compact=fp.compact,
                 zero_size_items=self.zero_size(fp.child),
-                fixed_structs=self.fixed_structs(mp, fp.child),
+                # mypyc calls a child reader natively: no need to read items in bulk
+                fixed_structs=(
+                    self.fixed_structs(mp, fp.child) if self.flavour is Flavour.PURE else None
+                ),
             )
         if element.text == "uuid":
             self.imports.use("._read", "read_uuid")

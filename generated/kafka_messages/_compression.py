@@ -15,11 +15,16 @@ backend reads the same inputs:
 - zstd: one frame or several, with or without a content size (librdkafka omits it);
 - gzip: one member or several.
 
-``decompress`` never returns more than ``limit`` bytes: sizes are read from the formats'
-own headers (snappy's length, zstd's content size or block sizes, lz4's block sizes) and a
-payload that may exceed the limit is refused before any output is allocated. Errors are
-``CodecError`` (bad data) and ``MissingCodecError`` (no package for the codec); nothing
-else escapes, whatever the input and whichever package does the work.
+``decompress`` never returns more than ``limit`` bytes, and refuses a payload that would
+exceed it before decompressing it, from the formats' own sizes: snappy's declared length,
+zstd's content size, gzip's output counted as it streams. Where only block sizes are known
+(lz4 frames, zstd frames without a content size), a block's output is bounded by the
+format's maximum block size, so a frame is decompressed when that bound, less one maximum
+block (the last block is usually short), fits; its actual size is checked after. At most
+one block (4 MiB for lz4, 128 KiB for zstd) is ever allocated beyond the limit.
+``decompress`` raises ``CodecError`` (bad data, or ``MissingCodecError``: no package for
+the codec) and nothing else, whatever the input and whichever package does the work;
+``compress`` raises ``ModuleNotFoundError`` for a missing codec.
 """
 
 from __future__ import annotations
@@ -55,14 +60,18 @@ class CodecError(ValueError):
     """Compressed data that does not decompress, or decompresses to too much."""
 
 
-class MissingCodecError(ImportError):
-    """No installed package provides this codec."""
+class MissingCodecError(CodecError):
+    """No installed package provides this codec (when decompressing; ``compress`` raises
+    ``ModuleNotFoundError``, which mypyc-compiled code cannot subclass)."""
 
     def __init__(self, codec: int) -> None:
-        name = NAMES.get(codec, str(codec))
-        super().__init__(
-            f"{name} compression needs an optional package: pip install {_PACKAGES[codec]}"
-        )
+        super().__init__(missing(codec))
+
+
+def missing(codec: int) -> str:
+    """What to say when no installed package provides ``codec``."""
+    name = NAMES.get(codec, str(codec))
+    return f"{name} compression needs an optional package: pip install {_PACKAGES[codec]}"
 
 
 # --- gzip ------------------------------------------------------------------------------------
@@ -315,9 +324,10 @@ def lz4_decompress(
             pos += 4
             if pos > end:
                 raise CodecError("lz4 data ends inside the content checksum")
-        expected = bound if content_size < 0 else content_size
-        if content_size > bound or total + expected > limit:
-            raise CodecError(f"lz4 data may decompress to more than the limit of {limit} bytes")
+        if content_size > bound:
+            raise CodecError(f"lz4 frame declares {content_size} bytes, more than its blocks hold")
+        if total + (bound - block_max if content_size < 0 else content_size) > limit:
+            raise CodecError(f"lz4 data decompresses to more than the limit of {limit} bytes")
         try:
             out = frame_decompress(frame_head + data[header_end + 1 : pos])
         except Exception as exc:  # the packages raise their own types; all mean bad data
@@ -325,6 +335,8 @@ def lz4_decompress(
         if len(out) > bound or (content_size >= 0 and len(out) != content_size):
             raise CodecError("lz4 frame decompressed to a size its header does not allow")
         total += len(out)
+        if total > limit:
+            raise CodecError(f"lz4 data decompresses to more than the limit of {limit} bytes")
         parts.append(out)
     return b"".join(parts)
 
@@ -358,24 +370,26 @@ def zstd_decompress(
         if frame_magic != _ZSTD_MAGIC:
             raise CodecError(f"no zstd frame at byte {pos} (magic 0x{frame_magic:08x})")
         start = pos
-        content_size, pos, bound = _zstd_frame(data, pos + 4)
-        expected = bound if content_size < 0 else content_size
-        if total + expected > limit:
-            raise CodecError(f"zstd data may decompress to more than the limit of {limit} bytes")
+        content_size, pos, bound, block_max = _zstd_frame(data, pos + 4)
+        if total + (bound - block_max if content_size < 0 else content_size) > limit:
+            raise CodecError(f"zstd data decompresses to more than the limit of {limit} bytes")
         try:
-            out = frame_decompress(data[start:pos], expected)
+            out = frame_decompress(data[start:pos], bound if content_size < 0 else content_size)
         except Exception as exc:  # the packages raise their own types; all mean bad data
             raise CodecError(f"zstd: {exc}") from None
         if len(out) > bound or (content_size >= 0 and len(out) != content_size):
             raise CodecError("zstd frame decompressed to a size its header does not allow")
         total += len(out)
+        if total > limit:
+            raise CodecError(f"zstd data decompresses to more than the limit of {limit} bytes")
         parts.append(out)
     return b"".join(parts)
 
 
-def _zstd_frame(data: bytes, pos: int) -> tuple[int, int, int]:
+def _zstd_frame(data: bytes, pos: int) -> tuple[int, int, int, int]:
     """Walk one zstd frame from its header descriptor: (content size or -1, end, output
-    bound). The bound is exact for raw and RLE blocks, the block maximum for the others."""
+    bound, block maximum). The bound counts raw and RLE blocks exactly, compressed ones at
+    the block maximum."""
     end = len(data)
     if pos >= end:
         raise CodecError("zstd data ends inside a frame header")
@@ -435,7 +449,7 @@ def _zstd_frame(data: bytes, pos: int) -> tuple[int, int, int]:
             raise CodecError("zstd data ends inside the content checksum")
     if content_size > bound:
         raise CodecError(f"zstd frame declares {content_size} bytes, more than its blocks hold")
-    return content_size, pos, bound
+    return content_size, pos, bound, block_max
 
 
 # --- backends --------------------------------------------------------------------------------
@@ -638,7 +652,7 @@ def restrict(codec: int, names: tuple[str, ...] | None) -> None:
 def compress(codec: int, data: bytes, level: int | None = None, magic: int = 2) -> bytes:
     found = backend(codec)
     if found is None:
-        raise MissingCodecError(codec)
+        raise ModuleNotFoundError(missing(codec))
     return found.compress(data, level, magic)
 
 
@@ -649,7 +663,7 @@ def decompress(codec: int, data: bytes, limit: int, magic: int = 2) -> bytes:
         raise MissingCodecError(codec)
     try:
         return found.decompress(data, limit, magic)
-    except (CodecError, MissingCodecError):
+    except CodecError:
         raise
     except Exception as exc:  # a package failing on input it did not expect
         raise CodecError(f"{NAMES[codec]}: {exc!r}") from None

@@ -122,17 +122,45 @@ class CorruptRecordError(DecodeError):
         super().__init__(reason, offset, path)
 
 
-@dataclass(slots=True)
 class Record:
     """One record. ``offset`` is absolute where the batch assigns it (a Fetch response);
     ``timestamp`` is in milliseconds (the batch's max timestamp under LogAppendTime, -1 in
     magic 0); ``headers`` are (key, value) pairs, values possibly None (none in magic 0/1)."""
 
-    offset: int
-    timestamp: int
-    key: bytes | None = None
-    value: bytes | None = None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
+    # A plain class, not a dataclass: mypyc compiles its __init__ (it leaves the methods a
+    # dataclass generates interpreted), and a record is built per record read.
+    __slots__ = ("offset", "timestamp", "key", "value", "headers")
+
+    def __init__(
+        self,
+        offset: int,
+        timestamp: int,
+        key: bytes | None = None,
+        value: bytes | None = None,
+        headers: tuple[tuple[str, bytes | None], ...] = (),
+    ) -> None:
+        self.offset = offset
+        self.timestamp = timestamp
+        self.key = key
+        self.value = value
+        self.headers = headers
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (
+            self.offset == other.offset
+            and self.timestamp == other.timestamp
+            and self.key == other.key
+            and self.value == other.value
+            and self.headers == other.headers
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Record(offset={self.offset!r}, timestamp={self.timestamp!r}, key={self.key!r}, "
+            f"value={self.value!r}, headers={self.headers!r})"
+        )
 
 
 @dataclass(slots=True)
@@ -246,7 +274,7 @@ def _decompress(codec: int, data: bytes, limit: int, magic: int, offset: int, pa
                 )
             return out
         return _compression.decompress(codec, data, limit, magic)
-    except (_compression.CodecError, _compression.MissingCodecError) as exc:
+    except _compression.CodecError as exc:  # MissingCodecError too
         raise CorruptRecordError(str(exc), offset, path) from None
 
 
@@ -332,8 +360,6 @@ def _read_records(
     two-byte forms, by far the most common: a function call per field would cost more than
     all the rest.
     """
-    record = Record
-    read_varint = _varint
     start = pos
     try:
         for _ in range(count):
@@ -348,7 +374,7 @@ def _read_records(
                 length = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                length, pos = read_varint(buf, pos, 5)
+                length, pos = _varint(buf, pos, 5)
             body_end = pos + length
             # attributes, timestamp delta, offset delta, key, value, header count: 1+ byte each
             if length < 6:
@@ -366,7 +392,7 @@ def _read_records(
                 timestamp = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                timestamp, pos = read_varint(buf, pos, 10)
+                timestamp, pos = _varint(buf, pos, 10)
             # offset delta
             b = buf[pos]
             if b < 0x80:
@@ -377,7 +403,7 @@ def _read_records(
                 offset = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                offset, pos = read_varint(buf, pos, 5)
+                offset, pos = _varint(buf, pos, 5)
             # key
             b = buf[pos]
             if b < 0x80:
@@ -388,7 +414,7 @@ def _read_records(
                 size = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
             if size >= 0:
                 key: bytes | None = buf[pos : pos + size]
                 pos += size
@@ -406,7 +432,7 @@ def _read_records(
                 size = (v >> 1) ^ -(v & 1)
                 pos += 2
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
             if size >= 0:
                 value: bytes | None = buf[pos : pos + size]
                 pos += size
@@ -419,7 +445,7 @@ def _read_records(
                 headers: tuple[tuple[str, bytes | None], ...] = ()
                 pos += 1
             else:
-                size, pos = read_varint(buf, pos, 5)
+                size, pos = _varint(buf, pos, 5)
                 headers, pos = _read_headers(buf, pos, body_end, size)
             if pos != body_end:
                 raise _Malformed(
@@ -427,7 +453,7 @@ def _read_records(
                     f"{length}",
                     start,
                 )
-            yield record(
+            yield Record(
                 base_offset + offset,
                 base_timestamp + timestamp if append_time is None else append_time,
                 key,
@@ -513,7 +539,9 @@ class RecordBatch:
         self._start = start
         self.max_decompressed_size = max_decompressed_size
         if start < 0 or len(buf) - start < _HEADER_SIZE:
-            raise CorruptRecordError("record batch header is cut short", start, "RecordBatch")
+            raise CorruptRecordError(
+                "record batch header is cut short", max(start, 0), "RecordBatch"
+            )
         (
             self.base_offset,
             self.batch_length,
@@ -741,7 +769,7 @@ class LegacyBatch:
         self._start = start
         self.max_decompressed_size = max_decompressed_size
         if start < 0:
-            raise CorruptRecordError("negative start", start, "LegacyBatch")
+            raise CorruptRecordError("message is cut short", 0, "LegacyBatch")
         _, self._key_at, self._value_at = _parse_message(buf, start, "LegacyBatch")
         self.base_offset, self.message_size, self.crc, self.magic, self.attributes = (
             _LEGACY_V0.unpack_from(buf, start)
@@ -1132,8 +1160,6 @@ def build_batch(
     _check_range("partition_leader_epoch", partition_leader_epoch, _INT32_MIN, _INT32_MAX)
 
     body = bytearray()
-    append = body.append
-    put_uvarint = _put_uvarint
     count = 0
     first_timestamp = NO_TIMESTAMP if base_timestamp is None else base_timestamp
     largest = NO_TIMESTAMP
@@ -1159,12 +1185,12 @@ def build_batch(
         if z < 0x80:
             rec.append(z)
         else:
-            put_uvarint(rec, z)
+            _put_uvarint(rec, z)
         z = (delta << 1) ^ (delta >> 31)
         if z < 0x80:
             rec.append(z)
         else:
-            put_uvarint(rec, z)
+            _put_uvarint(rec, z)
         key = record.key
         if key is None:
             rec.append(1)
@@ -1173,7 +1199,7 @@ def build_batch(
             if z < 0x80:
                 rec.append(z)
             else:
-                put_uvarint(rec, z)
+                _put_uvarint(rec, z)
             rec += key
         value = record.value
         if value is None:
@@ -1183,7 +1209,7 @@ def build_batch(
             if z < 0x80:
                 rec.append(z)
             else:
-                put_uvarint(rec, z)
+                _put_uvarint(rec, z)
             rec += value
         if record.headers:
             _put_headers(rec, record.headers)
@@ -1191,9 +1217,9 @@ def build_batch(
             rec.append(0)
         z = len(rec) << 1
         if z < 0x80:
-            append(z)
+            body.append(z)
         else:
-            put_uvarint(body, z)
+            _put_uvarint(body, z)
         body += rec
 
     if last_offset_delta is None:

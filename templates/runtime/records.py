@@ -538,7 +538,9 @@ class RecordBatch:
         self._start = start
         self.max_decompressed_size = max_decompressed_size
         if start < 0 or len(buf) - start < _HEADER_SIZE:
-            raise CorruptRecordError("record batch header is cut short", start, "RecordBatch")
+            raise CorruptRecordError(
+                "record batch header is cut short", max(start, 0), "RecordBatch"
+            )
         (
             self.base_offset,
             self.batch_length,
@@ -766,7 +768,7 @@ class LegacyBatch:
         self._start = start
         self.max_decompressed_size = max_decompressed_size
         if start < 0:
-            raise CorruptRecordError("negative start", start, "LegacyBatch")
+            raise CorruptRecordError("message is cut short", 0, "LegacyBatch")
         _, self._key_at, self._value_at = _parse_message(buf, start, "LegacyBatch")
         self.base_offset, self.message_size, self.crc, self.magic, self.attributes = (
             _LEGACY_V0.unpack_from(buf, start)
