@@ -1,6 +1,6 @@
 """The model stage: validated, immutable messages built from schema-checked raw specs.
 
-Every semantic rule of Kafka's own generator (spec-language.md section 11) is enforced
+Every semantic rule of Kafka's own generator (its MessageDataGenerator's checks) is enforced
 here, while the model is built, so an invalid spec never reaches rendering. Each
 rejection is a ``SpecError`` naming file, struct, field and rule.
 """

@@ -6,7 +6,7 @@ defaults and the like never show up as changes.
 
 Every change has a severity:
 
-- ``violation``: breaks one of Kafka's evolution rules (spec-language.md section 11 and
+- ``violation``: breaks one of Kafka's evolution rules (the generator's checks and
   what the wire format implies): the api key or message type changed, the highest valid
   version went down, a version present on both sides changed its wire layout (a field
   added, removed, retyped or (un)tagged in it, its flexibility changed, a nullable
