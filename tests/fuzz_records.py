@@ -96,7 +96,26 @@ class Report:
 
 
 def built_seeds() -> list[Seed]:
-    return [Seed(name, data) for name, data in records_corpus.sample_batches()]
+    """Our sample batches, and the peers' writers' batches (their own codec framing:
+    kafka-python's xerial snappy and lz4 frames with a content size, aiokafka's cramjam)."""
+    from aiokafka.record.default_records import DefaultRecordBatchBuilder as ABuilder
+    from kafka.record.default_records import DefaultRecordBatchBuilder as KBuilder
+    from kafka.record.legacy_records import LegacyRecordBatchBuilder
+
+    seeds = [Seed(name, data) for name, data in records_corpus.sample_batches()]
+    records = records_corpus.sample_records(6)
+    for codec in range(5):
+        for peer, builder_cls in (("kafka_python", KBuilder), ("aiokafka", ABuilder)):
+            builder = builder_cls(2, codec, 0, -1, -1, -1, 1 << 30)
+            for r in records:
+                builder.append(r.offset, r.timestamp, r.key, r.value, list(r.headers))
+            seeds.append(Seed(f"{peer}_v2_codec{codec}", bytes(builder.build())))
+    for magic, codec in ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (1, 3)):
+        legacy = LegacyRecordBatchBuilder(magic, codec, 1 << 30)
+        for r in records:
+            legacy.append(r.offset, r.timestamp, r.key, r.value)
+        seeds.append(Seed(f"kafka_python_v{magic}_codec{codec}", bytes(legacy.build())))
+    return seeds
 
 
 def golden_seeds(tmp: Path, limit: int = 0) -> list[Seed]:
@@ -190,14 +209,16 @@ def mutate_bytes(data: bytes, rng: random.Random) -> tuple[bytes, str]:
 
 
 def mutate_inside(data: bytes, rng: random.Random) -> tuple[bytes, str] | None:
-    """Mutate the decompressed records of the first compressed magic-2 batch of ``data``
-    and recompress them (None if ``data`` starts with no such batch)."""
+    """Mutate the decompressed contents of the first batch of ``data`` if it is compressed,
+    and recompress them (None if it is not)."""
     try:
         batch = next(iter(R.iter_batches(data)))
     except (StopIteration, R.CorruptRecordError):
         return None
-    if not isinstance(batch, R.RecordBatch) or batch.compression is R.Compression.NONE:
+    if batch.compression is R.Compression.NONE:
         return None
+    if isinstance(batch, R.LegacyBatch):
+        return mutate_inside_legacy(data, batch, rng)
     start = batch.offset_in_data + 61
     end = batch.offset_in_data + batch.size
     codec = batch.compression
@@ -210,6 +231,31 @@ def mutate_inside(data: bytes, rng: random.Random) -> tuple[bytes, str] | None:
     header = bytearray(data[batch.offset_in_data : start])
     struct.pack_into(">i", header, 8, 49 + len(packed))
     return bytes(header) + packed + data[end:], f"inside-{codec.name.lower()}-{kind}"
+
+
+def mutate_inside_legacy(
+    data: bytes, batch: R.LegacyBatch, rng: random.Random
+) -> tuple[bytes, str] | None:
+    """The same for a compressed magic 0/1 wrapper: its inner message set."""
+    value = batch.raw[batch._value_at - batch.offset_in_data + 4 :]
+    codec = batch.compression
+    try:
+        plain = _compression.decompress(codec, value, LIMIT, batch.magic)
+    except (_compression.CodecError, ImportError):
+        return None
+    mutated, kind = mutate_bytes(plain, rng)
+    wrapper = bytearray()
+    R._put_message(
+        wrapper,
+        batch.magic,
+        batch.base_offset,
+        batch.attributes,
+        batch.timestamp,
+        None,
+        _compression.compress(codec, mutated, magic=batch.magic),
+    )
+    rest = data[batch.offset_in_data + batch.size :]
+    return bytes(wrapper) + rest, f"inside-v{batch.magic}-{codec.name.lower()}-{kind}"
 
 
 def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
