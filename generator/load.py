@@ -241,7 +241,7 @@ def _json_kind(value: object) -> str:
     return "a boolean" if isinstance(value, bool) else "a number"
 
 
-# --- normalisation (what Kafka's own JSON reader accepts) --------------------------------------------
+# --- normalisation (what Kafka's own JSON reader accepts) ---------------------------------
 # Each function builds new containers, so the caller's data is never changed.
 
 
