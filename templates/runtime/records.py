@@ -1,4 +1,3 @@
-# kafka-specgen runtime, copied verbatim into every generated package — do not edit
 """Record batches: the bytes of a Produce request's or a Fetch response's ``records`` field.
 
 Reading::
