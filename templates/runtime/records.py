@@ -360,6 +360,8 @@ def _read_headers(
         size, pos = _varint(buf, pos, 5)
         value: bytes | None = None
         if size >= 0:
+            if size > end - pos:
+                raise _Malformed("header value runs past the record", pos)
             value = buf[pos : pos + size]
             pos += size
         elif size != -1:
@@ -442,6 +444,8 @@ def _read_records(
             else:
                 size, pos = _varint(buf, pos, 5)
             if size >= 0:
+                if size > body_end - pos:
+                    raise _Malformed(f"key of {size} bytes runs past the record", pos)
                 key: bytes | None = buf[pos : pos + size]
                 pos += size
             elif size == -1:
@@ -460,6 +464,8 @@ def _read_records(
             else:
                 size, pos = _varint(buf, pos, 5)
             if size >= 0:
+                if size > body_end - pos:
+                    raise _Malformed(f"value of {size} bytes runs past the record", pos)
                 value: bytes | None = buf[pos : pos + size]
                 pos += size
             elif size == -1:
