@@ -368,6 +368,7 @@ def run_pipeline(
 
                 summary["report"] = str(write_report(Path(out).resolve()))
                 prog.say(f"wrote {summary['report']}")
+        summary["master"] = spark.sparkContext.master
         summary["startup_s"] = round(startup, 3)
         summary["total_s"] = round(time.monotonic() - t0, 3)
         return summary
@@ -799,7 +800,8 @@ def format_summary(s: dict[str, Any]) -> str:
         tables.append(REPORT)
     lines.append(
         f"  tables in {s['out']}/: {' '.join(tables)} "
-        f"(Spark start {s.get('startup_s', 0):.1f} s, job {s['job_s']:.1f} s)"
+        f"(Spark {s.get('master', '?')}: start {s.get('startup_s', 0):.1f} s, "
+        f"job {s['job_s']:.1f} s)"
     )
     if readiness:
         lines.append("  readiness: " + readiness["verdict"].replace("\n", "\n  "))
