@@ -17,7 +17,12 @@ Where the peers differ from us (or refuse), the test says so in its docstring:
 - magic-0 lz4: kafka-python needs the ``xxhash`` package to read it (not installed here),
   aiokafka refuses it outright; we read it (the Java reader's leniency);
 - kafka-python writes magic-2 batches with partition leader epoch 0; Kafka's producer,
-  aiokafka and we (by default) write -1.
+  aiokafka and we (by default) write -1;
+- on bad input (``test_where_the_peers_differ_on_bad_input``): a key or value length below
+  -1 reads as null in both peers, as an error here; a magic of 3 or more reads as magic 2
+  in both peers, as an error here (and in Kafka's reader); a header key that is not UTF-8
+  is a CorruptRecordError in kafka-python and here, but lets aiokafka's
+  UnicodeDecodeError escape.
 """
 
 from __future__ import annotations
@@ -806,6 +811,29 @@ def test_malformed_legacy() -> None:
     null = bytearray()
     R._put_message(null, 0, 0, R.Compression.GZIP, T0, None, None)
     assert "null value" in corrupt(bytes(null)).reason
+
+
+def test_where_the_peers_differ_on_bad_input() -> None:
+    from kafka.errors import CorruptRecordError as KafkaPythonCorrupt
+
+    good = R.build_batch([R.Record(0, T0, b"", b"v", (("h", b"x"),))])
+    assert good[65] == 0  # the key length (zigzag 0)
+    negative = good[:65] + b"\x09" + good[66:]  # -5
+    assert (
+        kafka_python_read(negative)
+        == aiokafka_read(negative)
+        == [(0, T0, None, b"v", (("h", b"x"),))]
+    )
+    assert "key length -5" in corrupt(negative).reason
+    magic3 = good[:16] + b"\x03" + good[17:]
+    assert kafka_python_read(magic3) == aiokafka_read(magic3) == ours_read(good)
+    assert "unknown magic 3" in corrupt(magic3).reason
+    not_utf8 = good.replace(b"\x02h\x02x", b"\x02\xff\x02x")
+    with pytest.raises(KafkaPythonCorrupt):
+        kafka_python_read(not_utf8)
+    with pytest.raises(UnicodeDecodeError):
+        aiokafka_read(not_utf8)
+    assert "UTF-8" in corrupt(not_utf8).reason
 
 
 # --- build_batch arguments ------------------------------------------------------------------------
