@@ -163,7 +163,7 @@ def assignment(target: str, expr: str, indent: int) -> str:
     value, _, rest = expr.partition(" if ")
     condition, _, other = rest.partition(" else ")
     if indent + 4 + len(f"if {condition}") > WIDTH:
-        for operator in (" is ", " == "):  # black splits the comparison next
+        for operator in (" or ", " is ", " == "):  # black splits the loosest operator next
             left, found, right = condition.partition(operator)
             if found:
                 condition = f"{left}\n    {operator.strip()} {right}"

@@ -42,8 +42,6 @@ _iter_hhhB = struct.Struct(">hhhB").iter_unpack
 
 
 class _ApiVersionsRequestFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 18
     MIN_VERSION: ClassVar[int] = 0
@@ -208,8 +206,6 @@ class ApiVersionsResponseFinalizedFeatureKey(Struct):
 
 
 class _ApiVersionsResponseFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 18
     MIN_VERSION: ClassVar[int] = 0
@@ -539,7 +535,7 @@ def _read_api_versions_response_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRes
     (obj.error_code,) = _unpack_h(buf, pos)
     pos += 2
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -559,7 +555,7 @@ def _read_api_versions_response_v3(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                 tags,
             ) = values
             if tags:
-                raise fail()  # a tagged field in an item: the checked reader reads it
+                raise fail()
             api_keys_item.unknown_tagged_fields = ()
             api_keys_items.append(api_keys_item)
         obj.api_keys = tuple(api_keys_items)

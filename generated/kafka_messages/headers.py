@@ -27,8 +27,6 @@ _pack_i = struct.Struct(">i").pack
 
 
 class _RequestHeaderFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = None
     MIN_VERSION: ClassVar[int] = 0
@@ -93,8 +91,6 @@ class RequestHeader(_RequestHeaderFacts):
 
 
 class _ResponseHeaderFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = None
     MIN_VERSION: ClassVar[int] = 0

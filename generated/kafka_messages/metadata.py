@@ -92,8 +92,6 @@ class MetadataRequestTopic(Struct):
 
 
 class _MetadataRequestFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 3
     MIN_VERSION: ClassVar[int] = 0
@@ -344,8 +342,6 @@ class MetadataResponseTopic(Struct):
 
 
 class _MetadataResponseFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 3
     MIN_VERSION: ClassVar[int] = 0
@@ -642,7 +638,7 @@ def _read_metadata_request_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_nullable_count(buf, pos)
@@ -714,7 +710,7 @@ def _read_metadata_request_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     obj = MetadataRequest.__new__(MetadataRequest)
     obj.unknown_tagged_fields = ()
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_nullable_count(buf, pos)
@@ -764,7 +760,7 @@ def _read_metadata_request_v11(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     obj.include_cluster_authorized_operations = False
     obj.unknown_tagged_fields = ()
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_nullable_count(buf, pos)
@@ -1514,7 +1510,7 @@ def _read_metadata_response_topic_v9(buf: bytes, pos: int) -> tuple[MetadataResp
     obj.is_internal = buf[pos] != 0
     pos += 1
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1559,7 +1555,7 @@ def _read_metadata_response_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1575,7 +1571,7 @@ def _read_metadata_response_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1625,7 +1621,7 @@ def _read_metadata_response_topic_v10(buf: bytes, pos: int) -> tuple[MetadataRes
     obj.is_internal = buf[pos] != 0
     pos += 1
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1671,7 +1667,7 @@ def _read_metadata_response_v10(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1687,7 +1683,7 @@ def _read_metadata_response_v10(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1734,7 +1730,7 @@ def _read_metadata_response_v11(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1750,7 +1746,7 @@ def _read_metadata_response_v11(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1799,7 +1795,7 @@ def _read_metadata_response_topic_v12(buf: bytes, pos: int) -> tuple[MetadataRes
     obj.is_internal = buf[pos] != 0
     pos += 1
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1844,7 +1840,7 @@ def _read_metadata_response_v12(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.throttle_time_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -1860,7 +1856,7 @@ def _read_metadata_response_v12(buf: bytes, pos: int) -> tuple[MetadataResponse,
     (obj.controller_id,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)

@@ -1,5 +1,4 @@
 # kafka-specgen runtime, copied verbatim into every generated package — do not edit
-# kafka-specgen runtime, copied verbatim into every generated package — do not edit
 """Record batches: the bytes of a Produce request's or a Fetch response's ``records`` field.
 
 Reading::
@@ -37,7 +36,6 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
 from enum import IntEnum
 
 from . import _compression, _crc32c
@@ -128,7 +126,8 @@ class Record:
     magic 0); ``headers`` are (key, value) pairs, values possibly None (none in magic 0/1)."""
 
     # A plain class, not a dataclass: mypyc compiles its __init__ (it leaves the methods a
-    # dataclass generates interpreted), and a record is built per record read.
+    # dataclass generates interpreted), a record is built per record read, and this module
+    # then needs no dataclasses import.
     __slots__ = ("offset", "timestamp", "key", "value", "headers")
 
     def __init__(
@@ -163,7 +162,6 @@ class Record:
         )
 
 
-@dataclass(slots=True)
 class ControlRecord:
     """A control record's key (and, for ABORT and COMMIT markers, value) decoded.
 
@@ -171,10 +169,39 @@ class ControlRecord:
     ``coordinator_epoch`` is set for ABORT and COMMIT only; ``value`` is the record's value
     as it was, whatever the type (the raw bytes for types not decoded here)."""
 
-    type: int
-    version: int = 0
-    coordinator_epoch: int | None = None
-    value: bytes | None = None
+    __slots__ = ("type", "version", "coordinator_epoch", "value")
+
+    # a union, not int: mypyc would store a plain int and lose the ControlType
+    type: ControlType | int
+
+    def __init__(
+        self,
+        type: ControlType | int,
+        version: int = 0,
+        coordinator_epoch: int | None = None,
+        value: bytes | None = None,
+    ) -> None:
+        self.type = type
+        self.version = version
+        self.coordinator_epoch = coordinator_epoch
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ControlRecord):
+            return NotImplemented
+        return (
+            self.type == other.type
+            and self.version == other.version
+            and self.coordinator_epoch == other.coordinator_epoch
+            and self.value == other.value
+        )
+
+    def __repr__(self) -> str:
+        kind = self.type.name if isinstance(self.type, ControlType) else self.type
+        return (
+            f"ControlRecord(type={kind}, version={self.version}, "
+            f"coordinator_epoch={self.coordinator_epoch}, value={self.value!r})"
+        )
 
 
 # --- the wire layout ------------------------------------------------------------------------
@@ -334,6 +361,8 @@ def _read_headers(
         size, pos = _varint(buf, pos, 5)
         value: bytes | None = None
         if size >= 0:
+            if size > end - pos:
+                raise _Malformed("header value runs past the record", pos)
             value = buf[pos : pos + size]
             pos += size
         elif size != -1:
@@ -416,6 +445,8 @@ def _read_records(
             else:
                 size, pos = _varint(buf, pos, 5)
             if size >= 0:
+                if size > body_end - pos:
+                    raise _Malformed(f"key of {size} bytes runs past the record", pos)
                 key: bytes | None = buf[pos : pos + size]
                 pos += size
             elif size == -1:
@@ -434,6 +465,8 @@ def _read_records(
             else:
                 size, pos = _varint(buf, pos, 5)
             if size >= 0:
+                if size > body_end - pos:
+                    raise _Malformed(f"value of {size} bytes runs past the record", pos)
                 value: bytes | None = buf[pos : pos + size]
                 pos += size
             elif size == -1:
@@ -1070,7 +1103,9 @@ def decode_control(record: Record) -> ControlRecord:
                 "transaction marker value is shorter than 6 bytes", 0, "ControlRecord.value"
             )
         epoch = _END_TXN_VALUE.unpack_from(value)[1]
-    control_type: int = ControlType(kind) if 0 <= kind <= ControlType.KRAFT_VOTERS else kind
+    control_type: ControlType | int = kind
+    if 0 <= kind <= ControlType.KRAFT_VOTERS:
+        control_type = ControlType(kind)
     return ControlRecord(control_type, version, epoch, value)
 
 

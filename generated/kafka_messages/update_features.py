@@ -85,8 +85,6 @@ class UpdateFeaturesRequestFeatureUpdateKey(Struct):
 
 
 class _UpdateFeaturesRequestFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 57
     MIN_VERSION: ClassVar[int] = 0
@@ -180,8 +178,6 @@ class UpdateFeaturesResponseUpdatableFeatureResult(Struct):
 
 
 class _UpdateFeaturesResponseFacts(Struct):
-    # In a base class, not the dataclass body: mypyc makes a dataclass's ClassVars into
-    # fields (mypyc/mypyc#1122).
     __slots__ = ()
     API_KEY: ClassVar[int | None] = 57
     MIN_VERSION: ClassVar[int] = 0
@@ -287,7 +283,7 @@ def _read_update_features_request_v0(buf: bytes, pos: int) -> tuple[UpdateFeatur
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -360,7 +356,7 @@ def _read_update_features_request_v1(buf: bytes, pos: int) -> tuple[UpdateFeatur
     (obj.timeout_ms,) = _unpack_i(buf, pos)
     pos += 4
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
@@ -436,7 +432,7 @@ def _read_update_features_response_v0(buf: bytes, pos: int) -> tuple[UpdateFeatu
     pos += 6
     obj.error_message, pos = read_compact_nullable_string(buf, pos)
     n = buf[pos] - 1
-    if 0 <= n < 0x7F:  # the usual one-byte count, read inline
+    if 0 <= n < 0x7F:
         pos += 1
     else:
         n, pos = read_compact_count(buf, pos)
