@@ -372,10 +372,7 @@ class ModuleBuilder:
     def json_field(self, message: Message, f: Field) -> Tup:
         """``(attr, json kind[, struct class])``: the class's field table for ``_json``."""
         element = f.type.element or f.type
-        if element.is_struct:
-            kind = "struct"
-        else:
-            kind = {"bytes": "bytes", "records": "bytes", "uuid": "uuid"}.get(element.text, "value")
+        kind = "struct" if element.is_struct else WIRE_TYPES[element.text].json
         kind = ("[]" if f.type.is_array else "") + kind
         if f.struct is None:
             return Tup((f.attr, kind))

@@ -25,7 +25,8 @@ class WireType:
     spark: str
     """The Spark SQL column type (Spark has no unsigned or UUID types: widened or text)."""
     json: str
-    """How ``to_dict`` writes a value: ``value`` (as is), ``base64`` or ``uuid``."""
+    """How ``to_dict`` writes a value (the runtime's ``_json`` kinds): ``value`` (as is),
+    ``bytes`` (base64 text) or ``uuid`` (Kafka's base64 text of the 16 bytes)."""
     struct_code: str | None = None
     """The ``struct`` format letter of a fixed-size type (big-endian); None if variable."""
     size: int = 0
@@ -65,8 +66,8 @@ WIRE_TYPES: dict[str, WireType] = {
         # A length (int16 / uvarint) and UTF-8 bytes.
         WireType("string", "str", "", "string", "value", None, 0, 2, 1, nullable=True),
         # A length (int32 / uvarint) and raw bytes; ``records`` holds record batches.
-        WireType("bytes", "bytes", b"", "binary", "base64", None, 0, 4, 1, nullable=True),
-        WireType("records", "bytes", b"", "binary", "base64", None, 0, 4, 1, nullable=True),
+        WireType("bytes", "bytes", b"", "binary", "bytes", None, 0, 4, 1, nullable=True),
+        WireType("records", "bytes", b"", "binary", "bytes", None, 0, 4, 1, nullable=True),
         WireType("uuid", "UUID", uuid.UUID(int=0), "string", "uuid", None, 16, 16, 16),
     )
 }

@@ -57,3 +57,10 @@ def test_variable_types_take_their_minimum_sizes(name: str) -> None:
         else:
             (_write.write_compact_bytes if compact else _write.write_bytes)(out, b"")
         assert len(out) == wire.min_size(compact), (name, compact)
+
+
+def test_json_forms_are_the_runtimes_kinds() -> None:
+    from kafka_specgen.templates.runtime import _json
+
+    kinds = {wire.json for wire in WIRE_TYPES.values()}
+    assert kinds <= set(_json._TO_JSON)
