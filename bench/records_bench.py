@@ -52,7 +52,7 @@ COMPILED_PACKAGE = "records_bench_mypyc"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from kafka_specgen.templates.runtime import _compression, _crc32c  # noqa: E402
+from kafka_specgen.templates.runtime import _crc32c  # noqa: E402
 from kafka_specgen.templates.runtime import records as R  # noqa: E402
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")

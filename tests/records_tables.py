@@ -106,13 +106,16 @@ def fold_schedule() -> list[tuple[int, tuple[int, ...]]]:
 
 
 def render() -> str:
-    lines = ["# fmt: off", "_TABLES: tuple[tuple[int, ...], ...] = ("]
-    for table in slicing_tables():
-        lines.append("    (")
+    lines = ["# fmt: off"]
+    for number, table in enumerate(slicing_tables()):
+        lines.append(f"_T{number}: tuple[int, ...] = (")
         for row in range(0, 256, 8):
             cells = ", ".join(f"0x{v:08x}" for v in table[row : row + 8])
-            lines.append(f"        {cells},")
-        lines.append("    ),")
+            lines.append(f"    {cells},")
+        lines.append(")")
+    lines.append("_TABLES = (")
+    lines.append("    _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7,")
+    lines.append("    _T8, _T9, _T10, _T11, _T12, _T13, _T14, _T15,")
     lines.append(")")
     schedule = fold_schedule()
     lines.append("_FOLD_WIDTHS: tuple[int, ...] = (")

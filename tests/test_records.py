@@ -31,7 +31,6 @@ import gzip
 import os
 import struct
 import zlib
-from pathlib import Path
 from typing import Any
 
 import pytest
