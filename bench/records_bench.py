@@ -66,7 +66,7 @@ TARGET_CRC = 100.0  # MB/s, pure, 1 MiB
 Tuples = list[tuple[int, int, bytes, bytes, list[tuple[str, bytes]]]]
 
 
-# --- inputs --------------------------------------------------------------------------------------
+# --- inputs ----------------------------------------------------------------------------------
 
 
 def workload() -> Tuples:
@@ -82,7 +82,7 @@ def batches_of(records: Tuples) -> list[Tuples]:
     return [records[i : i + PER_BATCH] for i in range(0, len(records), PER_BATCH)]
 
 
-# --- the mypyc build ------------------------------------------------------------------------------
+# --- the mypyc build -------------------------------------------------------------------------
 
 
 def compiled_runtime() -> tuple[ModuleType | None, str]:
@@ -115,7 +115,7 @@ def compiled_runtime() -> tuple[ModuleType | None, str]:
     return module, f"built in {out.relative_to(ROOT)}"
 
 
-# --- implementations -------------------------------------------------------------------------------
+# --- implementations -------------------------------------------------------------------------
 
 
 class Impl:
@@ -228,7 +228,7 @@ def aiokafka() -> Impl:
     return Impl("aiokafka (Cython)", decode, build, CODECS)
 
 
-# --- timing -----------------------------------------------------------------------------------------
+# --- timing ----------------------------------------------------------------------------------
 
 
 def per_call(fn: Callable[[], Any], budget: float) -> tuple[int, float]:
@@ -275,7 +275,7 @@ def round_robin(
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-# --- the run -----------------------------------------------------------------------------------------
+# --- the run ---------------------------------------------------------------------------------
 
 
 def check(impls: list[Impl], fields: dict[str, bytes], batches: list[Tuples]) -> list[str]:
@@ -461,7 +461,7 @@ def targets(
     return out
 
 
-# --- reports -------------------------------------------------------------------------------------------
+# --- reports ---------------------------------------------------------------------------------
 
 
 def markdown(results: dict[str, Any]) -> str:

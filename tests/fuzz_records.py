@@ -92,7 +92,7 @@ class Report:
         return "\n".join(lines)
 
 
-# --- seeds ---------------------------------------------------------------------------------------
+# --- seeds -----------------------------------------------------------------------------------
 
 
 def built_seeds() -> list[Seed]:
@@ -129,7 +129,7 @@ def golden_seeds(tmp: Path, limit: int = 0) -> list[Seed]:
     return seeds[:limit] if limit else seeds
 
 
-# --- the code under test -------------------------------------------------------------------------
+# --- the code under test ---------------------------------------------------------------------
 
 
 def read_all(data: bytes) -> int:
@@ -159,7 +159,7 @@ def kind_of(exc: R.CorruptRecordError) -> str:
     return re.sub(r"0x[0-9a-f]+|-?\d+", "N", exc.reason)[:90]
 
 
-# --- mutations ---------------------------------------------------------------------------------
+# --- mutations -------------------------------------------------------------------------------
 
 INTERESTING = (0x00, 0x01, 0x7F, 0x80, 0xFF, 0xFE, 0x02, 0x40)
 INT32_BOMBS = (0x7FFFFFFF, -(1 << 31), -2, -1, 0, 1, 13, 48, 49, 1 << 24)
@@ -270,7 +270,7 @@ def mutate(seed: Seed, rng: random.Random) -> tuple[bytes, str]:
     return data, kind
 
 
-# --- the campaign --------------------------------------------------------------------------------
+# --- the campaign ----------------------------------------------------------------------------
 
 
 def run_case(report: Report, seed: str, mutation: str, data: bytes) -> None:

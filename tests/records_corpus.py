@@ -46,7 +46,7 @@ class GoldenField:
         return f"{self.file}:{self.line}"
 
 
-# --- golden captures ---------------------------------------------------------------------------
+# --- golden captures -------------------------------------------------------------------------
 
 
 def _corpora() -> list[Path]:
@@ -141,7 +141,7 @@ def ours_read(data: bytes) -> list[RecordTuple]:
     ]
 
 
-# --- the peers ---------------------------------------------------------------------------------
+# --- the peers -------------------------------------------------------------------------------
 
 
 def kafka_python_read(data: bytes) -> list[RecordTuple]:

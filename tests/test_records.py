@@ -70,7 +70,7 @@ def header_kwargs(batch: R.RecordBatch) -> dict[str, Any]:
     )
 
 
-# --- golden captures ----------------------------------------------------------------------------
+# --- golden captures -------------------------------------------------------------------------
 
 
 def test_every_golden_records_field_decodes(golden: list[records_corpus.GoldenField]) -> None:
@@ -153,7 +153,7 @@ def records_tuples(records: list[R.Record]) -> list[records_corpus.RecordTuple]:
     return [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in records]
 
 
-# --- CRC-32C ----------------------------------------------------------------------------------
+# --- CRC-32C ---------------------------------------------------------------------------------
 
 
 def test_crc_tables_are_what_they_claim() -> None:
@@ -250,7 +250,7 @@ def test_legacy_crc_is_ieee_over_magic_to_end() -> None:
         bad.validate()
 
 
-# --- truncation ---------------------------------------------------------------------------------
+# --- truncation ------------------------------------------------------------------------------
 
 
 def test_truncation_at_every_byte_of_the_last_batch() -> None:
@@ -300,7 +300,7 @@ def test_cut_batches_are_errors_when_read_directly() -> None:
             R.LegacyBatch(legacy[:cut])
 
 
-# --- round trips ----------------------------------------------------------------------------------
+# --- round trips -----------------------------------------------------------------------------
 
 key_values = st.one_of(st.none(), st.binary(max_size=40), st.binary(min_size=60, max_size=300))
 header_lists = st.lists(
@@ -422,7 +422,7 @@ def test_peers_legacy_sets_read_by_us(magic: int, codec: int) -> None:
     assert ours_read(data) == expected == kafka_python_read(data)
 
 
-# --- codecs ---------------------------------------------------------------------------------------
+# --- codecs ----------------------------------------------------------------------------------
 
 PAYLOAD = b"".join(b"record %d with some text; " % i for i in range(3000)) + os.urandom(3000)
 
@@ -614,7 +614,7 @@ def test_registered_codec() -> None:
         R.register_codec(R.Compression.NONE, compress, decompress)
 
 
-# --- edge cases ---------------------------------------------------------------------------------
+# --- edge cases ------------------------------------------------------------------------------
 
 
 def test_empty_batch_left_by_compaction() -> None:
@@ -735,7 +735,7 @@ def test_batch_properties() -> None:
     assert v0.timestamp_type is R.TimestampType.NO_TIMESTAMP_TYPE and v0.record_count == 1
 
 
-# --- malformed input --------------------------------------------------------------------------------
+# --- malformed input -------------------------------------------------------------------------
 
 
 def corrupt(data: bytes) -> R.CorruptRecordError:
@@ -835,7 +835,7 @@ def test_where_the_peers_differ_on_bad_input() -> None:
     assert "UTF-8" in corrupt(not_utf8).reason
 
 
-# --- build_batch arguments ------------------------------------------------------------------------
+# --- build_batch arguments -------------------------------------------------------------------
 
 
 def test_build_rejects_what_cannot_be_written() -> None:
@@ -869,7 +869,7 @@ def test_build_layout_matches_kafkas_writer() -> None:
     assert [r.timestamp for r in batch.records()] == [T0 + 10, T0 + 5, T0 + 30]
 
 
-# --- fuzzing ----------------------------------------------------------------------------------------
+# --- fuzzing ---------------------------------------------------------------------------------
 
 
 def test_fuzz_slice(golden: list[records_corpus.GoldenField]) -> None:
