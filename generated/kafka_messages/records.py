@@ -204,7 +204,7 @@ class ControlRecord:
         )
 
 
-# --- the wire layout ------------------------------------------------------------------------
+# --- the wire layout -------------------------------------------------------------------------
 
 # baseOffset, batchLength, partitionLeaderEpoch, magic, crc, attributes, lastOffsetDelta,
 # baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence, records count
@@ -236,7 +236,7 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 crc32c = _crc32c.crc32c
 
 
-# --- codecs -----------------------------------------------------------------------------------
+# --- codecs ----------------------------------------------------------------------------------
 
 # codec -> (compress(data, level), decompress(data, limit)) registered by the user
 _registered: dict[
@@ -305,7 +305,7 @@ def _decompress(codec: int, data: bytes, limit: int, magic: int, offset: int, pa
         raise CorruptRecordError(str(exc), offset, path) from None
 
 
-# --- reading ----------------------------------------------------------------------------------
+# --- reading ---------------------------------------------------------------------------------
 
 
 class _Malformed(Exception):
@@ -1083,7 +1083,7 @@ def iter_batches(
     return BatchIterator(data, max_decompressed_size)
 
 
-# --- control records ------------------------------------------------------------------------
+# --- control records -------------------------------------------------------------------------
 
 
 def decode_control(record: Record) -> ControlRecord:
@@ -1121,7 +1121,7 @@ def encode_control(control: ControlRecord) -> tuple[bytes, bytes | None]:
     return key, control.value
 
 
-# --- writing -----------------------------------------------------------------------------------
+# --- writing ---------------------------------------------------------------------------------
 
 
 def _put_uvarint(out: bytearray, value: int) -> None:

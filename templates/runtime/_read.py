@@ -36,8 +36,6 @@ class _Failed(Exception):
     """The fast path met something it does not decode; the checked reader says what."""
 
 
-_FAILED = _Failed()
-
 # --- the fast path ---------------------------------------------------------------------
 
 
@@ -52,13 +50,13 @@ def read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
             if value > 0xFFFFFFFF:
                 break
             return value, pos
-    raise _FAILED
+    raise _Failed()
 
 
 def read_string(buf: bytes, pos: int) -> tuple[str, int]:
     (n,) = _INT16(buf, pos)
     if n < 0:
-        raise _FAILED
+        raise _Failed()
     end = pos + 2 + n
     return buf[pos + 2 : end].decode(), end
 
@@ -68,17 +66,29 @@ def read_nullable_string(buf: bytes, pos: int) -> tuple[str | None, int]:
     if n < 0:
         if n == -1:
             return None, pos + 2
-        raise _FAILED
+        raise _Failed()
     end = pos + 2 + n
     return buf[pos + 2 : end].decode(), end
+
+
+def _compact_length(buf: bytes, pos: int) -> tuple[int, int]:
+    """A compact length (uvarint length + 1, 0 for null) and the offset after it: one
+    and two bytes (up to 16 KiB) read inline, longer ones by ``read_uvarint``."""
+    n = buf[pos]
+    if n < 0x80:
+        return n, pos + 1
+    m = buf[pos + 1]
+    if m < 0x80:
+        return (n & 0x7F) | (m << 7), pos + 2
+    return read_uvarint(buf, pos)
 
 
 def read_compact_string(buf: bytes, pos: int) -> tuple[str, int]:
     n = buf[pos]
     if n == 0 or n > 0x7F:  # null, or a length of two bytes or more
-        n, pos = read_uvarint(buf, pos)
+        n, pos = _compact_length(buf, pos)
         if n == 0:
-            raise _FAILED
+            raise _Failed()
         end = pos + n - 1
         return buf[pos:end].decode(), end
     end = pos + n
@@ -90,7 +100,7 @@ def read_compact_nullable_string(buf: bytes, pos: int) -> tuple[str | None, int]
     if n == 0:
         return None, pos + 1
     if n > 0x7F:
-        n, pos = read_uvarint(buf, pos)
+        n, pos = _compact_length(buf, pos)
         if n == 0:
             return None, pos
         end = pos + n - 1
@@ -102,7 +112,7 @@ def read_compact_nullable_string(buf: bytes, pos: int) -> tuple[str | None, int]
 def read_bytes(buf: bytes, pos: int) -> tuple[bytes, int]:
     (n,) = _INT32(buf, pos)
     if n < 0:
-        raise _FAILED
+        raise _Failed()
     end = pos + 4 + n
     return buf[pos + 4 : end], end
 
@@ -112,23 +122,29 @@ def read_nullable_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
     if n < 0:
         if n == -1:
             return None, pos + 4
-        raise _FAILED
+        raise _Failed()
     end = pos + 4 + n
     return buf[pos + 4 : end], end
 
 
 def read_compact_bytes(buf: bytes, pos: int) -> tuple[bytes, int]:
-    n, pos = read_uvarint(buf, pos)
+    n, pos = _compact_length(buf, pos)
     if n == 0:
-        raise _FAILED
+        raise _Failed()
     end = pos + n - 1
     return buf[pos:end], end
 
 
 def read_compact_nullable_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
-    n, pos = read_uvarint(buf, pos)
-    if n == 0:
-        return None, pos
+    n = buf[pos]
+    if n < 0x80:
+        if n == 0:
+            return None, pos + 1
+        pos += 1
+    else:
+        n, pos = _compact_length(buf, pos)
+        if n == 0:
+            return None, pos
     end = pos + n - 1
     return buf[pos:end], end
 
@@ -139,7 +155,7 @@ def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
     if data == _ZERO_16:
         return ZERO_UUID, end  # immutable, so one instance serves every zero UUID
     if len(data) != 16:
-        raise _FAILED
+        raise _Failed()
     # UUID.__init__ checks arguments these bytes cannot get wrong; this is 3x faster.
     value = object.__new__(UUID)
     object.__setattr__(value, "int", int.from_bytes(data, "big"))
@@ -151,7 +167,7 @@ def read_count(buf: bytes, pos: int) -> tuple[int, int]:
     """The int32 count of a classic array that may not be null."""
     (n,) = _INT32(buf, pos)
     if n < 0:
-        raise _FAILED
+        raise _Failed()
     return n, pos + 4
 
 
@@ -159,7 +175,7 @@ def read_nullable_count(buf: bytes, pos: int) -> tuple[int, int]:
     """The int32 count of a classic nullable array: -1 for null."""
     (n,) = _INT32(buf, pos)
     if n < -1:
-        raise _FAILED
+        raise _Failed()
     return n, pos + 4
 
 
@@ -169,7 +185,7 @@ def read_compact_count(buf: bytes, pos: int) -> tuple[int, int]:
     if n == 0 or n > 0x7F:
         n, pos = read_uvarint(buf, pos)
         if n == 0:
-            raise _FAILED
+            raise _Failed()
         return n - 1, pos
     return n - 1, pos + 1
 
@@ -201,7 +217,7 @@ class FixedItems:
             return self.unpackers[n](buf, pos), pos + n * self.size
         end = pos + n * self.size
         if end > len(buf):
-            raise _FAILED
+            raise _Failed()
         if self.code == "?":
             return tuple([byte != 0 for byte in buf[pos:end]]), end
         items = array(self.code, buf[pos:end])
@@ -262,7 +278,9 @@ def read_tags(buf: bytes, pos: int, obj: Any, plan: Plan) -> int:
 
 def fail() -> _Failed:
     """For generated checks: the exception that hands over to the checked reader."""
-    return _FAILED
+    # A new one each time: a shared instance would keep its last traceback, and with it
+    # the frames and the buffer they read, alive.
+    return _Failed()
 
 
 # --- the checked reader ------------------------------------------------------------------
