@@ -1,9 +1,10 @@
-"""cProfile of our hot paths, for optimising the templates (issue 6).
+"""cProfile of our hot paths, for optimising the templates (the decode-speed issue).
 
     python bench/profile_codecs.py [--case metadata_response_v12] [--op decode] [--n 200] [--top 15]
 
 Builds the case as ``bench/run.py`` does and profiles ``n`` encodes or decodes of it,
-printing the top functions by own time (tottime) and by cumulative time.
+printing the top functions by own time (tottime). For a frame set (``golden_frames``) one
+encode or decode is a pass over all its bodies (use a small ``--n``, e.g. 5).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import run  # noqa: E402
-from bench.cases import CASES  # noqa: E402
-from tests.genpkg import SPECS  # noqa: E402
+from bench.cases import CASES, FrameSet  # noqa: E402
+from tests.genpkg import SPECS, newest_corpus  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,23 +30,43 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top", type=int, default=15)
     args = ap.parse_args(argv)
     case = CASES[args.case]
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr)
+
     if case.package == "repo":
         side = run.Side("kafka_messages", sorted(SPECS.glob("*.json")))
+    elif case.package == "kp":
+        side = run.Side(run.kp_package(log), [run.kp_corpus()])
     else:
-        side = run.Side(run.kp_package(lambda m: print(m, file=sys.stderr)), [run.kp_corpus()])
-    _message, cls = side.message_class(case.message)
-    obj = case.build(cls)
-    wire = obj.encode(case.version)
-    version = case.version
-    if args.op == "encode":
+        side = run.Side(run.generated_package(case.package, log), [newest_corpus()])
+    if isinstance(case, FrameSet):
+        bodies = side.frames(case).bodies
+        objs = [(b.cls.decode(b.data, b.version), b.version) for b in bodies]
+        size = sum(len(b.data) for b in bodies)
+        what = f"{len(bodies):,} bodies, {size:,} bytes"
 
-        def fn() -> object:
+        def encode_all() -> object:
+            return [obj.encode(version) for obj, version in objs]
+
+        def decode_all() -> object:
+            return [b.cls.decode(b.data, b.version) for b in bodies]
+
+        fn = encode_all if args.op == "encode" else decode_all
+    else:
+        _message, cls = side.message_class(case.message)
+        obj = case.build(cls)
+        wire = obj.encode(case.version)
+        version = case.version
+        what = f"{len(wire):,} bytes"
+
+        def encode_one() -> object:
             return obj.encode(version)
 
-    else:
-
-        def fn() -> object:
+        def decode_one() -> object:
             return cls.decode(wire, version)
+
+        fn = encode_one if args.op == "encode" else decode_one
 
     fn()
     prof = cProfile.Profile()
@@ -53,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.n):
         fn()
     prof.disable()
-    print(f"== {args.case} {args.op} x{args.n} ({len(wire):,} bytes) ==")
+    print(f"== {args.case} {args.op} x{args.n} ({what}) ==")
     stats = pstats.Stats(prof).strip_dirs()
     stats.sort_stats("tottime").print_stats(args.top)
     return 0

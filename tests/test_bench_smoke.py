@@ -1,16 +1,20 @@
 """Smoke test of the benchmark (``make bench``): it runs and reports, nothing is timed here.
 
-Runs ``bench/run.py --quick --no-compiled`` on one small case in a subprocess (writing to a
-temp folder, not over ``bench/results.json``) and checks the report's shape and that our bytes
-and both peers' bytes were identical. The mypyc build of the whole package takes ~40 s, too
-long here: the compiled path is checked with a build of two small modules instead (~6 s),
-through ``bench/compile.py``'s ``build`` and ``bench/run.py``'s own functions. No assertion
-looks at a timing.
+Runs ``bench/run.py --quick --no-compiled`` on a small case, FetchResponse v16 and the golden
+frame set in a subprocess (writing to a temp folder, not over ``bench/results.json``) and
+checks the report's shape, that our bytes and both peers' bytes were identical, and how the
+golden bodies were shared out among the peers. The mypyc build of the whole package takes
+~40 s, too long here: the compiled path is checked with a build of two small modules instead
+(~6 s), through ``bench/compile.py``'s ``build`` and ``bench/run.py``'s own functions, and a
+frame set's compiled path with a copy of the package under another name. The generation
+timing runs on the repo's three specs (the trunk corpus takes ~30 s) to check that its cold
+run really starts from an empty formatting cache. No assertion looks at a timing.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +22,9 @@ from pathlib import Path
 import pytest
 
 from bench import run
+from bench.cases import FrameSet, Frames
 from bench.compile import BuildError, build, with_imports
+from tests.genpkg import CORPORA
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "generated" / "kafka_messages"
@@ -32,7 +38,7 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
             str(ROOT / "bench" / "run.py"),
             "--quick",
             "--cases",
-            "api_versions_request_v3",
+            "api_versions_request_v3,fetch_response_v16,golden_frames",
             "--skip",
             "generate",
             "--no-compiled",
@@ -44,7 +50,7 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads(out_json.read_text())
@@ -78,6 +84,43 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
     assert any(row["case"] == "api_versions_request_v3" for row in results["targets"])
     markdown = out_md.read_text()
     assert "## Targets" in markdown and "| api_versions_request_v3 |" in markdown
+    assert "issue 6" not in markdown
+
+    # FetchResponse v16 (topic ids) is expressed by both peers, byte for byte.
+    fetch = results["cases"]["fetch_response_v16"]
+    assert fetch["package"] == run.KP_PACKAGE
+    assert fetch["identical"] == {"kio": True, "kafka_python": True}
+    assert set(fetch["timings"]["decode"]) == {"ours", "kio", "kafka_python"}
+
+    # The golden frame set: most bodies for every peer, the rest counted with a reason.
+    golden = results["cases"]["golden_frames"]
+    frames = golden["frames"]
+    bodies = frames["bodies"]
+    assert bodies + sum(frames["left_out"].values()) == frames["captured"]
+    if CORPORA.is_dir():  # the newest corpus reads all but the three odd frames
+        assert bodies >= 2000 and sum(frames["left_out"].values()) == 3
+    for peer in ("kio", "kafka_python"):
+        counts = frames["peers"][peer]
+        for op in ("decode", "encode"):
+            left = sum(counts["left_out"][op].values())
+            assert counts[op] + left == bodies
+            assert counts[op] >= bodies // 2, (peer, op, counts["left_out"][op])
+            timing = golden["timings"][op][peer]
+            assert timing["bodies"] == counts[op]
+            # its parts: every body once, each part timed for ours and the peers in it
+            parts = frames["parts"][op]
+            assert sum(p["bodies"] for p in parts) == bodies
+            assert sum(p["bodies"] for p in parts if peer in p["peers"]) == counts[op]
+            assert all(set(p["ns_per_op"]) == {"ours", *p["peers"]} for p in parts)
+            assert {"ns_per_op", "speedup_vs_kio", "speedup_vs_kafka_python"} <= golden["timings"][
+                op
+            ]["ours"].keys()
+    assert golden["timings"]["decode"]["ours"]["bodies"] == bodies
+    assert golden["excluded"] == {}
+    rows = {(row["key"], row["case"]) for row in results["targets"]}
+    for key in ("decode_kafka_python", "decode_kio", "encode"):
+        assert {(key, c) for c in ("fetch_response_v16", "golden_frames")} <= rows
+    assert "| golden_frames |" in markdown and "decodes to our values" in markdown
 
 
 def test_with_imports_follows_relative_imports() -> None:
@@ -145,3 +188,53 @@ def test_compiled_build_failure_is_reported(tmp_path: Path) -> None:
         build(source, tmp_path / "out", "broken_mypyc")
     with pytest.raises(BuildError, match="no module"):
         build(SOURCE, tmp_path / "out", "x_mypyc", ["no_such_module"])
+
+
+def test_frame_set_compiled_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A frame set with the newest corpus's package, a slice of the golden bodies, and a copy
+    # of the package under another name in the compiled build's place: run.py's path for
+    # it (checked body by body, timed in the same loops, reported).
+    side = run.Side(run.generated_package("newest", print), [run.newest_corpus()])
+    stand_in = "newest_bench_messages_smoke_copy"
+    shutil.copytree(side.source, tmp_path / stand_in, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    side.compiled = stand_in
+    golden = run.CASES["golden_frames"]
+    assert isinstance(golden, FrameSet)
+    every = side.frames(golden)
+    case = FrameSet("golden_slice", "newest", lambda _: Frames(every.bodies[::10], 0), "slice")
+    prep = run.prepare_set(case, side, {"kio": run.Kio(), "kafka_python": run.KafkaPython()})
+    n = len(prep.frames.bodies)
+    assert prep.used("decode", "ours") == prep.used("decode", "ours_compiled") == n
+    assert prep.used("encode", "ours_compiled") == n
+    timings = run.time_case(prep, repeats=1, target_ns=1e5)
+    for op in run.OPS:
+        compiled = timings[op]["ours_compiled"]
+        assert compiled["bodies"] == n
+        assert {"speedup_vs_ours", "speedup_vs_kio", "speedup_vs_kafka_python"} <= compiled.keys()
+    entry = run.frame_set_entry(prep, side)
+    entry["timings"] = timings
+    entry["frames"]["parts"] = prep.timed_parts
+    results = {
+        "machine": run.machine(),
+        "options": {"quick": True, "repeats": 1},
+        "compiled": {"newest": {"package": stand_in, "modules": []}},
+        "cases": {case.id: entry},
+    }
+    results["targets"] = run.targets(results)
+    assert {row["key"] for row in results["targets"]} >= {"decode_compiled_kio", "encode"}
+    markdown = run.markdown(results)
+    assert "| golden_slice | slice |" in markdown and "ours (mypyc) vs kio" in markdown
+
+
+def test_generation_is_timed_cold_and_sized(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The repo's three specs stand in for the trunk corpus (the same command, ~1 s).
+    monkeypatch.setattr(run, "TRUNK", run.SPECS)
+    gen = run.generation_time(1)
+    assert gen["cold_cache"]["ok"], gen["cold_cache"]
+    (check,) = gen["cold_cache"]["runs"]
+    assert check["entries_before"] == 0 and check["entries_after"] > 0 and gen["modules"] > 5
+    assert gen["py_bytes"] > 50_000
+    rows = {row["key"]: row for row in run.targets({"cases": {}, "generate": gen})}
+    assert rows["size"]["met"] is True and f"{gen['py_bytes']:,} bytes" in rows["size"]["value"]
+    assert rows["generate"]["met"] is not None
