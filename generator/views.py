@@ -32,8 +32,7 @@ class Store(enum.Enum):
     """How a constructor stores a field's argument."""
 
     AS_IS = "as is"
-    TUPLE = "as a tuple"
-    NULLABLE_TUPLE = "as a tuple, or None"
+    TUPLE = "as a tuple (None, strings, bytes and dicts as they are: the encoder names them)"
     FRESH_STRUCT = "a fresh struct for the default marker"
     TAGGED_STRUCT = "None for a struct equal to its default"
 
@@ -332,6 +331,7 @@ class ModuleBuilder:
         if flexible:
             self.imports.annotate("._plan", "RawTaggedField")
             self.imports.annotate("collections.abc", "Iterable")
+            self.imports.use("._codec", "as_tuple")
         if known_tags:
             self.imports.use("._plan", "NO_TAGS")
             self.imports.use("dataclasses", "field")
@@ -401,7 +401,8 @@ class ModuleBuilder:
         if f.type.is_struct:
             empty = default_const(struct_class)
         if f.type.is_array:
-            store = Store.NULLABLE_TUPLE if nullable else Store.TUPLE
+            store = Store.TUPLE
+            self.imports.use("._codec", "as_tuple")
         elif tagged_struct:
             store = Store.TAGGED_STRUCT
             self.default_consts.add(empty)

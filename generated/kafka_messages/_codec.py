@@ -11,11 +11,13 @@ from .errors import DecodeError, UnsupportedVersionError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Mapping, TypeVar
 
     from ._plan import Buffer, Plan
 
     S = TypeVar("S", bound="Struct")
+    T = TypeVar("T")
 
 
 class Codec:
@@ -44,6 +46,21 @@ class Codec:
 
 
 CODECS: dict[type, Codec] = {}
+
+#: Values a constructor leaves as they are for an array field, for the encoder to refuse by
+#: name: a string is never meant as the sequence of its characters, nor a dict as its keys.
+_NOT_ARRAYS = (str, bytes, bytearray, memoryview, dict)
+
+
+def as_tuple(items: Iterable[T] | None) -> tuple[T, ...]:
+    """An array field's value as constructors store it: a tuple (a tuple stays itself, the
+    empty one is shared). None, a string, bytes or a dict stay as they are, so that
+    encoding names the field."""
+    if isinstance(items, tuple):
+        return items
+    if items is None or isinstance(items, _NOT_ARRAYS):
+        return items  # type: ignore[return-value]
+    return tuple(items)
 
 
 def bind(

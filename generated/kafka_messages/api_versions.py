@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from ._codec import Struct, bind
+from ._codec import Struct, as_tuple, bind
 from ._plan import NO_TAGS, Plan
 from ._read import fail, read_compact_count, read_compact_string, read_count, read_tags
 from ._write import (
@@ -89,7 +89,7 @@ class ApiVersionsRequest(_ApiVersionsRequestFacts):
     ) -> None:
         self.client_software_name = client_software_name
         self.client_software_version = client_software_version
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -126,7 +126,7 @@ class ApiVersionsResponseApiVersion(Struct):
         self.api_key = api_key
         self.min_version = min_version
         self.max_version = max_version
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -164,7 +164,7 @@ class ApiVersionsResponseSupportedFeatureKey(Struct):
         self.name = name
         self.min_version = min_version
         self.max_version = max_version
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -202,7 +202,7 @@ class ApiVersionsResponseFinalizedFeatureKey(Struct):
         self.name = name
         self.max_version_level = max_version_level
         self.min_version_level = min_version_level
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _ApiVersionsResponseFacts(Struct):
@@ -291,13 +291,13 @@ class ApiVersionsResponse(_ApiVersionsResponseFacts):
         unknown_tagged_fields: Iterable[RawTaggedField] = (),
     ) -> None:
         self.error_code = error_code
-        self.api_keys = tuple(api_keys)
+        self.api_keys = as_tuple(api_keys)
         self.throttle_time_ms = throttle_time_ms
-        self.supported_features = tuple(supported_features)
+        self.supported_features = as_tuple(supported_features)
         self.finalized_features_epoch = finalized_features_epoch
-        self.finalized_features = tuple(finalized_features)
+        self.finalized_features = as_tuple(finalized_features)
         self.zk_migration_ready = zk_migration_ready
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
         self.tags_on_wire = NO_TAGS
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ._codec import Struct, bind
+from ._codec import Struct, as_tuple, bind
 from ._plan import Plan
 from ._read import read_nullable_string, read_tags
 from ._write import tags_in_plain_version, write_nullable_string, write_unknown_tags
@@ -87,7 +87,7 @@ class RequestHeader(_RequestHeaderFacts):
         self.request_api_version = request_api_version
         self.correlation_id = correlation_id
         self.client_id = client_id
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _ResponseHeaderFacts(Struct):
@@ -127,7 +127,7 @@ class ResponseHeader(_ResponseHeaderFacts):
         unknown_tagged_fields: Iterable[RawTaggedField] = (),
     ) -> None:
         self.correlation_id = correlation_id
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 def _read_request_header_v0(buf: bytes, pos: int) -> tuple[RequestHeader, int]:

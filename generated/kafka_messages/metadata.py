@@ -9,7 +9,7 @@ import struct
 from dataclasses import dataclass
 from uuid import UUID
 
-from ._codec import Struct, bind
+from ._codec import Struct, as_tuple, bind
 from ._plan import Plan
 from ._read import (
     INT32S,
@@ -88,7 +88,7 @@ class MetadataRequestTopic(Struct):
     ) -> None:
         self.topic_id = topic_id
         self.name = name
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _MetadataRequestFacts(Struct):
@@ -167,11 +167,11 @@ class MetadataRequest(_MetadataRequestFacts):
         include_topic_authorized_operations: bool = False,
         unknown_tagged_fields: Iterable[RawTaggedField] = (),
     ) -> None:
-        self.topics = None if topics is None else tuple(topics)
+        self.topics = as_tuple(topics)
         self.allow_auto_topic_creation = allow_auto_topic_creation
         self.include_cluster_authorized_operations = include_cluster_authorized_operations
         self.include_topic_authorized_operations = include_topic_authorized_operations
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -215,7 +215,7 @@ class MetadataResponseBroker(Struct):
         self.host = host
         self.port = port
         self.rack = rack
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -277,10 +277,10 @@ class MetadataResponsePartition(Struct):
         self.partition_index = partition_index
         self.leader_id = leader_id
         self.leader_epoch = leader_epoch
-        self.replica_nodes = tuple(replica_nodes)
-        self.isr_nodes = tuple(isr_nodes)
-        self.offline_replicas = tuple(offline_replicas)
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.replica_nodes = as_tuple(replica_nodes)
+        self.isr_nodes = as_tuple(isr_nodes)
+        self.offline_replicas = as_tuple(offline_replicas)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -336,9 +336,9 @@ class MetadataResponseTopic(Struct):
         self.name = name
         self.topic_id = topic_id
         self.is_internal = is_internal
-        self.partitions = tuple(partitions)
+        self.partitions = as_tuple(partitions)
         self.topic_authorized_operations = topic_authorized_operations
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _MetadataResponseFacts(Struct):
@@ -430,12 +430,12 @@ class MetadataResponse(_MetadataResponseFacts):
         unknown_tagged_fields: Iterable[RawTaggedField] = (),
     ) -> None:
         self.throttle_time_ms = throttle_time_ms
-        self.brokers = tuple(brokers)
+        self.brokers = as_tuple(brokers)
         self.cluster_id = cluster_id
         self.controller_id = controller_id
-        self.topics = tuple(topics)
+        self.topics = as_tuple(topics)
         self.cluster_authorized_operations = cluster_authorized_operations
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 def _read_metadata_request_topic_v0(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:

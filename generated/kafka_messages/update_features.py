@@ -8,7 +8,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ._codec import Struct, bind
+from ._codec import Struct, as_tuple, bind
 from ._plan import Plan
 from ._read import read_compact_count, read_compact_nullable_string, read_compact_string, read_tags
 from ._write import (
@@ -81,7 +81,7 @@ class UpdateFeaturesRequestFeatureUpdateKey(Struct):
         self.max_version_level = max_version_level
         self.allow_downgrade = allow_downgrade
         self.upgrade_type = upgrade_type
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _UpdateFeaturesRequestFacts(Struct):
@@ -135,9 +135,9 @@ class UpdateFeaturesRequest(_UpdateFeaturesRequestFacts):
         unknown_tagged_fields: Iterable[RawTaggedField] = (),
     ) -> None:
         self.timeout_ms = timeout_ms
-        self.feature_updates = tuple(feature_updates)
+        self.feature_updates = as_tuple(feature_updates)
         self.validate_only = validate_only
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 @dataclass(slots=True, init=False)
@@ -174,7 +174,7 @@ class UpdateFeaturesResponseUpdatableFeatureResult(Struct):
         self.feature = feature
         self.error_code = error_code
         self.error_message = error_message
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 class _UpdateFeaturesResponseFacts(Struct):
@@ -237,8 +237,8 @@ class UpdateFeaturesResponse(_UpdateFeaturesResponseFacts):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.results = tuple(results)
-        self.unknown_tagged_fields = tuple(unknown_tagged_fields)
+        self.results = as_tuple(results)
+        self.unknown_tagged_fields = as_tuple(unknown_tagged_fields)
 
 
 def _read_update_features_request_feature_update_key_v0(

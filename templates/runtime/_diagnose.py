@@ -55,15 +55,18 @@ def _problem(obj: Any, plan: Plan, path: str) -> tuple[str, str, Any] | None:
     for f in (*plan.fields, *plan.tagged):
         value = getattr(obj, f.attr, None)
         here = _join(path, f.attr)
+        if f.child is not None and f.kind.array and isinstance(value, (tuple, list)):
+            # An array of structs: each item is named by its index.
+            for index, item in enumerate(value):
+                found = _struct_problem(item, f.child, f"{here}[{index}]", obj)
+                if found is not None:
+                    return found
+            continue
         reason = value_problem(value, f.kind, f.tag is not None)
         if reason is not None:
             return here, reason, obj
-        if f.child is None or value is None:
-            continue
-        items = enumerate(value) if f.kind.array else [(None, value)]
-        for index, item in items:
-            item_path = here if index is None else f"{here}[{index}]"
-            found = _problem(item, f.child, item_path)
+        if f.child is not None and value is not None:
+            found = _problem(value, f.child, here)
             if found is not None:
                 return found
     unknown = getattr(obj, "unknown_tagged_fields", ())
@@ -71,6 +74,16 @@ def _problem(obj: Any, plan: Plan, path: str) -> tuple[str, str, Any] | None:
     if len(set(tags)) != len(tags):
         return _join(path, "unknown_tagged_fields"), f"repeats a tag: {tags}", obj
     return None
+
+
+def _struct_problem(item: Any, plan: Plan, path: str, holder: Any) -> tuple[str, str, Any] | None:
+    """What is wrong with one struct of an array, at its own path."""
+    if item is None:
+        return path, "None in a field that is not nullable at this version", holder
+    reason = _primitive_problem(item, "struct")
+    if reason is not None:
+        return path, reason, holder
+    return _problem(item, plan, path)
 
 
 def value_problem(value: object, kind: Kind, tagged: bool = False) -> str | None:
