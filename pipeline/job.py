@@ -208,7 +208,9 @@ def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path,
     """``(package name, folder holding it, Spark schema per message)``: a package generated
     from ``specs``, or from the specs shipped with the tool (named after a hash of the spec
     paths, so two spec sets never collide); the schemas come from the same model."""
-    from ._specgen import bundled_specs, load_specs, package_files, spark_schemas, write_package
+    from ..format import write_package
+    from ..library import bundled_specs, load_specs, package_files
+    from ..spark_schema import spark_schemas
 
     paths = list(specs) if specs else [bundled_specs()]
     digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from ._specgen import Versions, load_specs
+from ..library import load_specs
+from ..versions import Versions
 
 #: Produce versions whose requests carry message sets (magic 0 and 1); from v3 on a
 #: Produce request holds record batches (magic 2) only.
