@@ -3,7 +3,7 @@
 Black formats every generated file, and it is most of a generation's time; on text that
 already looks as black would write it, it runs about twice as fast. So the templates lay
 out their long lines here the way black would: string quotes, signatures, calls, tuple
-and dict literals, and multi-target assignments. This is only about speed: black still
+literals, and multi-target assignments. This is only about speed: black still
 formats the result, so a shape emulated imperfectly costs time, never correctness
 (``tests/test_layout.py`` holds the emulation to black's own output).
 """
@@ -30,10 +30,11 @@ class Tup:
 
 
 @dataclass(frozen=True)
-class Dict:
-    """A dict display of ``(key, value)`` pairs."""
+class Kwarg:
+    """A keyword argument ``name=value`` of a call."""
 
-    items: tuple[tuple[object, object], ...]
+    name: str
+    value: object
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,10 @@ def flat(value: object) -> str:
     if isinstance(value, Tup):
         items = ", ".join(flat(item) for item in value.items)
         return f"({items},)" if len(value.items) == 1 else f"({items})"
-    if isinstance(value, Dict):
-        return "{" + ", ".join(f"{flat(k)}: {flat(v)}" for k, v in value.items) + "}"
     if isinstance(value, Call):
         return f"{value.name}(" + ", ".join(flat(arg) for arg in value.args) + ")"
+    if isinstance(value, Kwarg):
+        return f"{value.name}={flat(value.value)}"
     raise TypeError(f"no layout for {value!r}")
 
 
@@ -104,6 +105,8 @@ def _lay_out(value: object, indent: int, before: int, after: int, depth: int = 0
     width = indent + 4
 
     def item(x: object, head: int = 0) -> str:
+        if isinstance(x, Kwarg):
+            return f"{x.name}=" + _lay_out(x.value, width, head + len(x.name) + 1, 1, depth + 4)
         return _lay_out(x, width, head, 1, depth + 4)
 
     if isinstance(value, Call):
@@ -117,9 +120,6 @@ def _lay_out(value: object, indent: int, before: int, after: int, depth: int = 0
     if isinstance(value, Tup) and value.items:
         lines = [f"{pad}{item(x)}," for x in value.items]
         return "(\n" + "\n".join(lines) + f"\n{close})"
-    if isinstance(value, Dict) and value.items:
-        lines = [f"{pad}{flat(k)}: {item(v, len(flat(k)) + 2)}," for k, v in value.items]
-        return "{\n" + "\n".join(lines) + f"\n{close}}}"
     return one_line
 
 

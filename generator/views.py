@@ -12,7 +12,7 @@ import math
 import uuid
 from dataclasses import dataclass, field, replace
 
-from .layout import Call, Code, Dict, Tup, flat, pybytes, pystr
+from .layout import Call, Code, Kwarg, Tup, flat, pybytes, pystr
 from .model import EMPTY_STRUCT, Field, Message, Struct, snake_case
 from .plan import FieldPlan, MessagePlans, StructPlan
 from .versions import version_ranges
@@ -348,12 +348,18 @@ class ModuleBuilder:
             )
         fields = tuple(self.field_view(message, f) for f in struct.fields)
         class_name = message.class_name(struct)
+        structs = tuple(
+            Code(message.class_name(f.struct)) for f in struct.fields if f.struct is not None
+        )
         binding = Call(
             "bind",
             (
                 Code(class_name),
-                Tup(tuple(self.json_field(message, f) for f in struct.fields)),
-                Dict(tuple((v, Code(plan_const(plan))) for v, plan in sorted(versions.items()))),
+                Tup(tuple(json_field(f) for f in struct.fields)),
+                Tup(
+                    tuple(Tup((lo, hi, Code(plan_const(plan)))) for lo, hi, plan in runs(versions))
+                ),
+                *((Kwarg("structs", Tup(structs)),) if structs else ()),
                 *((Code("flexible=True"),) if flexible else ()),
             ),
             explode=True,
@@ -368,15 +374,6 @@ class ModuleBuilder:
             binding=binding,
             default_const=default_const(class_name),
         )
-
-    def json_field(self, message: Message, f: Field) -> Tup:
-        """``(attr, json kind[, struct class])``: the class's field table for ``_json``."""
-        element = f.type.element or f.type
-        kind = "struct" if element.is_struct else WIRE_TYPES[element.text].json
-        kind = ("[]" if f.type.is_array else "") + kind
-        if f.struct is None:
-            return Tup((f.attr, kind))
-        return Tup((f.attr, kind, Code(message.class_name(f.struct))))
 
     def field_view(self, message: Message, f: Field) -> FieldView:
         element = f.type.element or f.type
@@ -702,22 +699,40 @@ def default_const(class_name: str) -> str:
     return f"_{snake_case(class_name).upper()}_DEFAULT"
 
 
+def json_field(f: Field) -> str:
+    """``attr`` or ``attr:kind``: one entry of a class's field table for ``_json``."""
+    element = f.type.element or f.type
+    kind = "struct" if element.is_struct else WIRE_TYPES[element.text].json
+    kind = ("[]" if f.type.is_array else "") + kind
+    return f.attr if kind == "value" else f"{f.attr}:{kind}"
+
+
+def runs(versions: dict[int, StructPlan]) -> list[tuple[int, int, StructPlan]]:
+    """``(first, last, plan)`` for each run of consecutive versions sharing a plan."""
+    result: list[tuple[int, int, StructPlan]] = []
+    for version, plan in sorted(versions.items()):
+        if result and result[-1][2] is plan and result[-1][1] == version - 1:
+            result[-1] = (result[-1][0], version, plan)
+        else:
+            result.append((version, version, plan))
+    return result
+
+
 def plan_table(message: Message, plan: StructPlan) -> Call:
-    """``Plan(cls, reader, writer, (regular fields), (tagged fields), ...)``."""
-
-    def entry(fp: FieldPlan, *head: object) -> Tup:
-        child = (Code(plan_const(fp.child)),) if fp.child else ()
-        return Tup((*head, fp.field.attr, wire_kind(fp), *child))
-
+    """``Plan(cls, reader, writer, ("attr:kind", ...), tagged=..., children=...)``."""
     args: list[object] = [
         Code(message.class_name(plan.struct)),
         Code(f"_read_{plan.function}"),
         Code(f"_write_{plan.function}"),
     ]
-    if plan.regular or plan.tagged:
-        args.append(Tup(tuple(entry(fp) for fp in plan.regular)))
+    if plan.regular:
+        args.append(Tup(tuple(f"{fp.field.attr}:{wire_kind(fp)}" for fp in plan.regular)))
     if plan.tagged:
-        args.append(Tup(tuple(entry(fp, fp.field.tag) for fp in plan.tagged)))
+        entries = tuple(f"{fp.field.tag}:{fp.field.attr}:{wire_kind(fp)}" for fp in plan.tagged)
+        args.append(Kwarg("tagged", Tup(entries)))
+    children = [fp.child for fp in (*plan.regular, *plan.tagged) if fp.child is not None]
+    if children:
+        args.append(Kwarg("children", Tup(tuple(Code(plan_const(c)) for c in children))))
     if not plan.flexible:
         args.append(Code("flexible=False"))
     if plan.invalid_tags:

@@ -13,7 +13,7 @@ from kafka_specgen.format import BLACK_MODE
 from kafka_specgen.layout import (
     Call,
     Code,
-    Dict,
+    Kwarg,
     Tup,
     annotated,
     assignment,
@@ -81,8 +81,9 @@ SHAPES = [
             "bind",
             (
                 Code("Cls"),
-                Tup((Tup(("a", "value")), Tup((f"{LONG}_b", "[]struct", Code("Cls"))))),
-                Dict(tuple((v, Code(f"_{LONG.upper()}")) for v in range(3))),
+                Tup(("a", f"{LONG}_b:[]struct")),
+                Tup(tuple(Tup((v, v + 1, Code(f"_{LONG.upper()}"))) for v in range(3))),
+                Kwarg("structs", Tup((Code("Cls"),))),
             ),
             explode=True,
         )

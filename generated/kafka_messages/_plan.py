@@ -7,10 +7,11 @@ The generated readers and writers are the fast path; the runtime walks the same 
 decode with exact error locations, to find which field an encoder choked on, and to read
 and write tagged fields.
 
-A field's wire kind is a short string: ``[c][[]]type[?]``. ``c`` marks the compact
-(flexible) encoding, ``[]`` an array of ``type``, ``?`` a nullable field; ``type`` is a
-primitive (``int32``, ``string``, ``uuid``, ...) or ``struct``. So ``c[]struct`` is a
-compact array of structs and ``string?`` a classic nullable string.
+Each field is one string, ``attr:kind`` (a tagged field ``tag:attr:kind``). A kind is ``[c][[]]type[?]``: ``c`` marks the compact (flexible)
+encoding, ``[]`` an array of ``type``, ``?`` a nullable field; ``type`` is a primitive
+(``int32``, ``string``, ``uuid``, ...) or ``struct``. So ``c[]struct`` is a compact array
+of structs and ``string?`` a classic nullable string. Struct fields take their plans from
+``children``, in order (the regular fields', then the tagged ones').
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
+    from collections.abc import Iterator
     from typing import Any, Callable, Union
 
     Buffer = Union[bytes, bytearray, memoryview]
     Reader = Callable[[bytes, int], tuple[Any, int]]
     Writer = Callable[[Any, bytearray], None]
-    FieldSpec = Union[tuple[str, str], tuple[str, str, "Plan"]]
-    TagSpec = Union[tuple[int, str, str], tuple[int, str, str, "Plan"]]
 
 NO_TAGS: frozenset[int] = frozenset()
 
@@ -77,21 +77,27 @@ class Plan:
         cls: type,
         read: Reader,
         write: Writer,
-        fields: tuple[FieldSpec, ...] = (),
-        tagged: tuple[TagSpec, ...] = (),
+        fields: tuple[str, ...] = (),
         *,
+        tagged: tuple[str, ...] = (),
+        children: tuple[Plan, ...] = (),
         flexible: bool = True,
         invalid_tags: tuple[int, ...] = (),
     ) -> None:
         self.cls = cls
         self.read = read
         self.write = write
-        self.fields = tuple(_field(spec, None) for spec in fields)
-        self.tagged = tuple(_field(spec[1:], spec[0]) for spec in tagged)
+        plans = iter(children)
+        self.fields = tuple(_field(spec, None, plans) for spec in fields)
+        self.tagged = tuple(
+            _field(rest, int(tag), plans)
+            for tag, _, rest in (spec.partition(":") for spec in tagged)
+        )
         self.flexible = flexible
         self.invalid_tags = frozenset(invalid_tags)
 
 
-def _field(spec: tuple[Any, ...], tag: int | None) -> FieldPlan:
-    child = spec[2] if len(spec) > 2 else None
-    return FieldPlan(spec[0], Kind(spec[1]), child, tag)
+def _field(spec: str, tag: int | None, children: Iterator[Plan]) -> FieldPlan:
+    attr, _, kind_text = spec.partition(":")
+    kind = Kind(kind_text)
+    return FieldPlan(attr, kind, next(children) if kind.type == "struct" else None, tag)

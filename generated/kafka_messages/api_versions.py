@@ -589,127 +589,111 @@ _API_VERSIONS_REQUEST_V3 = Plan(
     ApiVersionsRequest,
     _read_api_versions_request_v3,
     _write_api_versions_request_v3,
-    (("client_software_name", "cstring"), ("client_software_version", "cstring")),
+    ("client_software_name:cstring", "client_software_version:cstring"),
 )
 _API_VERSIONS_RESPONSE_API_VERSION_V0 = Plan(
     ApiVersionsResponseApiVersion,
     _read_api_versions_response_api_version_v0,
     _write_api_versions_response_api_version_v0,
-    (("api_key", "int16"), ("min_version", "int16"), ("max_version", "int16")),
+    ("api_key:int16", "min_version:int16", "max_version:int16"),
     flexible=False,
 )
 _API_VERSIONS_RESPONSE_V0 = Plan(
     ApiVersionsResponse,
     _read_api_versions_response_v0,
     _write_api_versions_response_v0,
-    (("error_code", "int16"), ("api_keys", "[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V0)),
+    ("error_code:int16", "api_keys:[]struct"),
+    children=(_API_VERSIONS_RESPONSE_API_VERSION_V0,),
     flexible=False,
 )
 _API_VERSIONS_RESPONSE_V1 = Plan(
     ApiVersionsResponse,
     _read_api_versions_response_v1,
     _write_api_versions_response_v1,
-    (
-        ("error_code", "int16"),
-        ("api_keys", "[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V0),
-        ("throttle_time_ms", "int32"),
-    ),
+    ("error_code:int16", "api_keys:[]struct", "throttle_time_ms:int32"),
+    children=(_API_VERSIONS_RESPONSE_API_VERSION_V0,),
     flexible=False,
 )
 _API_VERSIONS_RESPONSE_API_VERSION_V3 = Plan(
     ApiVersionsResponseApiVersion,
     _read_api_versions_response_api_version_v3,
     _write_api_versions_response_api_version_v3,
-    (("api_key", "int16"), ("min_version", "int16"), ("max_version", "int16")),
+    ("api_key:int16", "min_version:int16", "max_version:int16"),
 )
 _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3 = Plan(
     ApiVersionsResponseSupportedFeatureKey,
     _read_api_versions_response_supported_feature_key_v3,
     _write_api_versions_response_supported_feature_key_v3,
-    (("name", "cstring"), ("min_version", "int16"), ("max_version", "int16")),
+    ("name:cstring", "min_version:int16", "max_version:int16"),
 )
 _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3 = Plan(
     ApiVersionsResponseFinalizedFeatureKey,
     _read_api_versions_response_finalized_feature_key_v3,
     _write_api_versions_response_finalized_feature_key_v3,
-    (("name", "cstring"), ("max_version_level", "int16"), ("min_version_level", "int16")),
+    ("name:cstring", "max_version_level:int16", "min_version_level:int16"),
 )
 _API_VERSIONS_RESPONSE_V3 = Plan(
     ApiVersionsResponse,
     _read_api_versions_response_v3,
     _write_api_versions_response_v3,
-    (
-        ("error_code", "int16"),
-        ("api_keys", "c[]struct", _API_VERSIONS_RESPONSE_API_VERSION_V3),
-        ("throttle_time_ms", "int32"),
+    ("error_code:int16", "api_keys:c[]struct", "throttle_time_ms:int32"),
+    tagged=(
+        "0:supported_features:c[]struct",
+        "1:finalized_features_epoch:int64",
+        "2:finalized_features:c[]struct",
+        "3:zk_migration_ready:bool",
     ),
-    (
-        (0, "supported_features", "c[]struct", _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3),
-        (1, "finalized_features_epoch", "int64"),
-        (2, "finalized_features", "c[]struct", _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3),
-        (3, "zk_migration_ready", "bool"),
+    children=(
+        _API_VERSIONS_RESPONSE_API_VERSION_V3,
+        _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3,
+        _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3,
     ),
 )
 
 bind(
     ApiVersionsRequest,
-    (("client_software_name", "value"), ("client_software_version", "value")),
-    {
-        0: _API_VERSIONS_REQUEST_V0,
-        1: _API_VERSIONS_REQUEST_V0,
-        2: _API_VERSIONS_REQUEST_V0,
-        3: _API_VERSIONS_REQUEST_V3,
-        4: _API_VERSIONS_REQUEST_V3,
-    },
+    ("client_software_name", "client_software_version"),
+    ((0, 2, _API_VERSIONS_REQUEST_V0), (3, 4, _API_VERSIONS_REQUEST_V3)),
     flexible=True,
 )
 bind(
     ApiVersionsResponseApiVersion,
-    (("api_key", "value"), ("min_version", "value"), ("max_version", "value")),
-    {
-        0: _API_VERSIONS_RESPONSE_API_VERSION_V0,
-        1: _API_VERSIONS_RESPONSE_API_VERSION_V0,
-        2: _API_VERSIONS_RESPONSE_API_VERSION_V0,
-        3: _API_VERSIONS_RESPONSE_API_VERSION_V3,
-        4: _API_VERSIONS_RESPONSE_API_VERSION_V3,
-    },
+    ("api_key", "min_version", "max_version"),
+    ((0, 2, _API_VERSIONS_RESPONSE_API_VERSION_V0), (3, 4, _API_VERSIONS_RESPONSE_API_VERSION_V3)),
     flexible=True,
 )
 bind(
     ApiVersionsResponseSupportedFeatureKey,
-    (("name", "value"), ("min_version", "value"), ("max_version", "value")),
-    {
-        3: _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3,
-        4: _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3,
-    },
+    ("name", "min_version", "max_version"),
+    ((3, 4, _API_VERSIONS_RESPONSE_SUPPORTED_FEATURE_KEY_V3),),
     flexible=True,
 )
 bind(
     ApiVersionsResponseFinalizedFeatureKey,
-    (("name", "value"), ("max_version_level", "value"), ("min_version_level", "value")),
-    {
-        3: _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3,
-        4: _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3,
-    },
+    ("name", "max_version_level", "min_version_level"),
+    ((3, 4, _API_VERSIONS_RESPONSE_FINALIZED_FEATURE_KEY_V3),),
     flexible=True,
 )
 bind(
     ApiVersionsResponse,
     (
-        ("error_code", "value"),
-        ("api_keys", "[]struct", ApiVersionsResponseApiVersion),
-        ("throttle_time_ms", "value"),
-        ("supported_features", "[]struct", ApiVersionsResponseSupportedFeatureKey),
-        ("finalized_features_epoch", "value"),
-        ("finalized_features", "[]struct", ApiVersionsResponseFinalizedFeatureKey),
-        ("zk_migration_ready", "value"),
+        "error_code",
+        "api_keys:[]struct",
+        "throttle_time_ms",
+        "supported_features:[]struct",
+        "finalized_features_epoch",
+        "finalized_features:[]struct",
+        "zk_migration_ready",
     ),
-    {
-        0: _API_VERSIONS_RESPONSE_V0,
-        1: _API_VERSIONS_RESPONSE_V1,
-        2: _API_VERSIONS_RESPONSE_V1,
-        3: _API_VERSIONS_RESPONSE_V3,
-        4: _API_VERSIONS_RESPONSE_V3,
-    },
+    (
+        (0, 0, _API_VERSIONS_RESPONSE_V0),
+        (1, 2, _API_VERSIONS_RESPONSE_V1),
+        (3, 4, _API_VERSIONS_RESPONSE_V3),
+    ),
+    structs=(
+        ApiVersionsResponseApiVersion,
+        ApiVersionsResponseSupportedFeatureKey,
+        ApiVersionsResponseFinalizedFeatureKey,
+    ),
     flexible=True,
 )

@@ -231,7 +231,7 @@ _REQUEST_HEADER_V0 = Plan(
     RequestHeader,
     _read_request_header_v0,
     _write_request_header_v0,
-    (("request_api_key", "int16"), ("request_api_version", "int16"), ("correlation_id", "int32")),
+    ("request_api_key:int16", "request_api_version:int16", "correlation_id:int32"),
     flexible=False,
 )
 _REQUEST_HEADER_V1 = Plan(
@@ -239,10 +239,10 @@ _REQUEST_HEADER_V1 = Plan(
     _read_request_header_v1,
     _write_request_header_v1,
     (
-        ("request_api_key", "int16"),
-        ("request_api_version", "int16"),
-        ("correlation_id", "int32"),
-        ("client_id", "string?"),
+        "request_api_key:int16",
+        "request_api_version:int16",
+        "correlation_id:int32",
+        "client_id:string?",
     ),
     flexible=False,
 )
@@ -251,40 +251,32 @@ _REQUEST_HEADER_V2 = Plan(
     _read_request_header_v2,
     _write_request_header_v2,
     (
-        ("request_api_key", "int16"),
-        ("request_api_version", "int16"),
-        ("correlation_id", "int32"),
-        ("client_id", "string?"),
+        "request_api_key:int16",
+        "request_api_version:int16",
+        "correlation_id:int32",
+        "client_id:string?",
     ),
 )
 _RESPONSE_HEADER_V0 = Plan(
     ResponseHeader,
     _read_response_header_v0,
     _write_response_header_v0,
-    (("correlation_id", "int32"),),
+    ("correlation_id:int32",),
     flexible=False,
 )
 _RESPONSE_HEADER_V1 = Plan(
-    ResponseHeader,
-    _read_response_header_v1,
-    _write_response_header_v1,
-    (("correlation_id", "int32"),),
+    ResponseHeader, _read_response_header_v1, _write_response_header_v1, ("correlation_id:int32",)
 )
 
 bind(
     RequestHeader,
-    (
-        ("request_api_key", "value"),
-        ("request_api_version", "value"),
-        ("correlation_id", "value"),
-        ("client_id", "value"),
-    ),
-    {0: _REQUEST_HEADER_V0, 1: _REQUEST_HEADER_V1, 2: _REQUEST_HEADER_V2},
+    ("request_api_key", "request_api_version", "correlation_id", "client_id"),
+    ((0, 0, _REQUEST_HEADER_V0), (1, 1, _REQUEST_HEADER_V1), (2, 2, _REQUEST_HEADER_V2)),
     flexible=True,
 )
 bind(
     ResponseHeader,
-    (("correlation_id", "value"),),
-    {0: _RESPONSE_HEADER_V0, 1: _RESPONSE_HEADER_V1},
+    ("correlation_id",),
+    ((0, 0, _RESPONSE_HEADER_V0), (1, 1, _RESPONSE_HEADER_V1)),
     flexible=True,
 )

@@ -493,107 +493,74 @@ _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0 = Plan(
     UpdateFeaturesRequestFeatureUpdateKey,
     _read_update_features_request_feature_update_key_v0,
     _write_update_features_request_feature_update_key_v0,
-    (("feature", "cstring"), ("max_version_level", "int16"), ("allow_downgrade", "bool")),
+    ("feature:cstring", "max_version_level:int16", "allow_downgrade:bool"),
 )
 _UPDATE_FEATURES_REQUEST_V0 = Plan(
     UpdateFeaturesRequest,
     _read_update_features_request_v0,
     _write_update_features_request_v0,
-    (
-        ("timeout_ms", "int32"),
-        ("feature_updates", "c[]struct", _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0),
-    ),
+    ("timeout_ms:int32", "feature_updates:c[]struct"),
+    children=(_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0,),
 )
 _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1 = Plan(
     UpdateFeaturesRequestFeatureUpdateKey,
     _read_update_features_request_feature_update_key_v1,
     _write_update_features_request_feature_update_key_v1,
-    (("feature", "cstring"), ("max_version_level", "int16"), ("upgrade_type", "int8")),
+    ("feature:cstring", "max_version_level:int16", "upgrade_type:int8"),
 )
 _UPDATE_FEATURES_REQUEST_V1 = Plan(
     UpdateFeaturesRequest,
     _read_update_features_request_v1,
     _write_update_features_request_v1,
-    (
-        ("timeout_ms", "int32"),
-        ("feature_updates", "c[]struct", _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1),
-        ("validate_only", "bool"),
-    ),
+    ("timeout_ms:int32", "feature_updates:c[]struct", "validate_only:bool"),
+    children=(_UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1,),
 )
 _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0 = Plan(
     UpdateFeaturesResponseUpdatableFeatureResult,
     _read_update_features_response_updatable_feature_result_v0,
     _write_update_features_response_updatable_feature_result_v0,
-    (("feature", "cstring"), ("error_code", "int16"), ("error_message", "cstring?")),
+    ("feature:cstring", "error_code:int16", "error_message:cstring?"),
 )
 _UPDATE_FEATURES_RESPONSE_V0 = Plan(
     UpdateFeaturesResponse,
     _read_update_features_response_v0,
     _write_update_features_response_v0,
-    (
-        ("throttle_time_ms", "int32"),
-        ("error_code", "int16"),
-        ("error_message", "cstring?"),
-        ("results", "c[]struct", _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0),
-    ),
+    ("throttle_time_ms:int32", "error_code:int16", "error_message:cstring?", "results:c[]struct"),
+    children=(_UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0,),
 )
 _UPDATE_FEATURES_RESPONSE_V2 = Plan(
     UpdateFeaturesResponse,
     _read_update_features_response_v2,
     _write_update_features_response_v2,
-    (("throttle_time_ms", "int32"), ("error_code", "int16"), ("error_message", "cstring?")),
+    ("throttle_time_ms:int32", "error_code:int16", "error_message:cstring?"),
 )
 
 bind(
     UpdateFeaturesRequestFeatureUpdateKey,
+    ("feature", "max_version_level", "allow_downgrade", "upgrade_type"),
     (
-        ("feature", "value"),
-        ("max_version_level", "value"),
-        ("allow_downgrade", "value"),
-        ("upgrade_type", "value"),
+        (0, 0, _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0),
+        (1, 2, _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1),
     ),
-    {
-        0: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V0,
-        1: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1,
-        2: _UPDATE_FEATURES_REQUEST_FEATURE_UPDATE_KEY_V1,
-    },
     flexible=True,
 )
 bind(
     UpdateFeaturesRequest,
-    (
-        ("timeout_ms", "value"),
-        ("feature_updates", "[]struct", UpdateFeaturesRequestFeatureUpdateKey),
-        ("validate_only", "value"),
-    ),
-    {
-        0: _UPDATE_FEATURES_REQUEST_V0,
-        1: _UPDATE_FEATURES_REQUEST_V1,
-        2: _UPDATE_FEATURES_REQUEST_V1,
-    },
+    ("timeout_ms", "feature_updates:[]struct", "validate_only"),
+    ((0, 0, _UPDATE_FEATURES_REQUEST_V0), (1, 2, _UPDATE_FEATURES_REQUEST_V1)),
+    structs=(UpdateFeaturesRequestFeatureUpdateKey,),
     flexible=True,
 )
 bind(
     UpdateFeaturesResponseUpdatableFeatureResult,
-    (("feature", "value"), ("error_code", "value"), ("error_message", "value")),
-    {
-        0: _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0,
-        1: _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0,
-    },
+    ("feature", "error_code", "error_message"),
+    ((0, 1, _UPDATE_FEATURES_RESPONSE_UPDATABLE_FEATURE_RESULT_V0),),
     flexible=True,
 )
 bind(
     UpdateFeaturesResponse,
-    (
-        ("throttle_time_ms", "value"),
-        ("error_code", "value"),
-        ("error_message", "value"),
-        ("results", "[]struct", UpdateFeaturesResponseUpdatableFeatureResult),
-    ),
-    {
-        0: _UPDATE_FEATURES_RESPONSE_V0,
-        1: _UPDATE_FEATURES_RESPONSE_V0,
-        2: _UPDATE_FEATURES_RESPONSE_V2,
-    },
+    ("throttle_time_ms", "error_code", "error_message", "results:[]struct"),
+    ((0, 1, _UPDATE_FEATURES_RESPONSE_V0), (2, 2, _UPDATE_FEATURES_RESPONSE_V2)),
+    structs=(UpdateFeaturesResponseUpdatableFeatureResult,),
     flexible=True,
 )

@@ -64,14 +64,28 @@ def as_tuple(items: Iterable[T] | None) -> tuple[T, ...]:
 
 def bind(
     cls: type,
-    fields: tuple[tuple[Any, ...], ...],
-    plans: dict[int, Plan],
+    fields: tuple[str, ...],
+    plans: tuple[tuple[int, int, Plan], ...],
     *,
+    structs: tuple[type, ...] = (),
     flexible: bool = False,
 ) -> None:
     """Give the runtime a generated class's tables (each generated module does this once
-    per class, at import)."""
-    CODECS[cls] = Codec(cls.__name__, fields, plans, flexible)
+    per class, at import).
+
+    ``fields``: every attribute, with its JSON kind when that is not ``value``
+    (``topic_id:uuid``, ``records:bytes``, ``topics:[]struct``); struct fields take their
+    classes from ``structs``, in order. ``plans``: ``(first, last, plan)`` runs
+    of versions that share a layout.
+    """
+    classes = iter(structs)
+    table: list[tuple[Any, ...]] = []
+    for spec in fields:
+        attr, _, kind = spec.partition(":")
+        kind = kind or "value"
+        table.append((attr, kind, next(classes)) if kind.endswith("struct") else (attr, kind))
+    by_version = {v: plan for first, last, plan in plans for v in range(first, last + 1)}
+    CODECS[cls] = Codec(cls.__name__, tuple(table), by_version, flexible)
 
 
 class Struct:
