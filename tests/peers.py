@@ -229,20 +229,20 @@ class KafkaPython:
         self, kobj: Any, message_cls: type, message: Message, struct: Struct, version: int
     ) -> Any:
         cls = struct_class(message_cls, message, struct)
-        obj = cls()
         unknown = getattr(kobj, "unknown_tags", None)
         if unknown:
             raise AssertionError(f"kafka-python decoded unknown tags {unknown}")
+        kwargs: dict[str, Any] = {}
         for f, kfield in self._pairs(struct, kobj._struct, version):
             if version not in f.versions:
                 continue
             value = getattr(kobj, kfield.name)
             if value is None and is_tagged(f, version) and f.struct is not None:
                 continue  # kafka-python's default for an absent tagged struct
-            setattr(
-                obj, f.attr, self._value_from_peer(value, f, kfield, message_cls, message, version)
-            )
-        return dataclasses.replace(obj)  # through the constructor: lists become tuples
+            kwargs[f.attr] = self._value_from_peer(value, f, kfield, message_cls, message, version)
+        # Through the constructor (lists become tuples), which the compiled build needs too:
+        # its attributes take only values of their declared types.
+        return cls(**kwargs)
 
     def _value_from_peer(
         self, value: Any, f: Field, kf: Any, message_cls: type, message: Message, version: int
@@ -425,7 +425,7 @@ class Kio:
     def _from_peer(
         self, kobj: Any, message_cls: type, message: Message, struct: Struct, version: int
     ) -> Any:
-        obj = struct_class(message_cls, message, struct)()
+        kwargs: dict[str, Any] = {}
         for f, kf in self._pairs(type(kobj), struct, version):
             value = getattr(kobj, kf.name)
             if value is not None and f.struct is not None:
@@ -443,8 +443,9 @@ class Kio:
                 value = -1  # kio reads -1 in a nullable timestamp as None
             elif value is not None:
                 value = self._scalar_from_peer(value, f.type)
-            setattr(obj, f.attr, value)
-        return dataclasses.replace(obj)  # through the constructor: lists become tuples
+            kwargs[f.attr] = value
+        # Through the constructor, as above.
+        return struct_class(message_cls, message, struct)(**kwargs)
 
     @staticmethod
     def _scalar_from_peer(value: Any, ftype: FieldType | None) -> Any:
