@@ -4,8 +4,6 @@ by the runtime from the tables each generated module binds to its classes."""
 
 from __future__ import annotations
 
-from . import _json
-from ._diagnose import encode_error
 from ._read import decode as _decode
 from .errors import DecodeError, UnsupportedVersionError
 
@@ -109,6 +107,9 @@ class Struct:
         try:
             plan.write(self, out)
         except Exception as exc:  # noqa: BLE001 - named precisely below
+            # Imported here: only a failed encode needs it (imports cost every user).
+            from ._diagnose import encode_error
+
             raise encode_error(self, plan, exc, codec.name, version) from None
         return bytes(out)
 
@@ -135,12 +136,16 @@ class Struct:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe dict: UUIDs as Kafka's base64 text, bytes as base64, arrays as lists."""
+        from . import _json  # imported on first use: it brings base64
+
         codec = CODECS[type(self)]
         return _json.to_dict(self, codec.fields, codec.flexible)
 
     @classmethod
     def from_dict(cls: type[S], data: Mapping[str, Any]) -> S:
         """The inverse of ``to_dict``; missing keys take their defaults."""
+        from . import _json
+
         codec = CODECS[cls]
         obj: S = _json.from_dict(cls, data, codec.fields, codec.flexible)
         return obj

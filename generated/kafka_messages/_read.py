@@ -13,7 +13,6 @@ raises the one ``DecodeError`` (offset and field path) that says what is wrong.
 from __future__ import annotations
 
 import struct
-from array import array
 from sys import byteorder
 from uuid import UUID, SafeUUID
 
@@ -221,6 +220,8 @@ class FixedItems:
             raise _Failed()
         if self.code == "?":
             return tuple([byte != 0 for byte in buf[pos:end]]), end
+        from array import array  # here, not at the top: long arrays are rare, imports cost
+
         items = array(self.code, buf[pos:end])
         if _SWAP:
             items.byteswap()
