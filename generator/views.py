@@ -306,6 +306,8 @@ class ModuleBuilder:
             c if c.default_const in self.default_consts else replace(c, default_const="")
             for c in classes
         )
+        if any(c.default_const for c in classes):
+            self.imports.annotate("typing", "Final")
         return ModuleView(
             header=header,
             doc=doc,
@@ -615,11 +617,19 @@ class ModuleBuilder:
             return StepView(Step.BOOL, (f.attr,))
         if ftype.text in ("string", "bytes", "records"):
             kind = "string" if ftype.text == "string" else "bytes"
+            if self.flavour is Flavour.MYPYC:
+                # Read inline (see the template); the helper takes the rare long lengths.
+                self.imports.use("._read", "fail")
+                if not fp.compact:
+                    self.imports.use("librt.strings", "read_i16_be" if kind == "string" else "read_i32_be")
             return StepView(
                 Step.STRING,
                 (f.attr,),
                 reader=self.imports.use("._read", f"read_{compact}{nullable}{kind}"),
                 writer=self.imports.use("._write", f"write_{compact}{nullable}{kind}"),
+                nullable=fp.nullable,
+                compact=fp.compact,
+                members=((f.attr, kind, 2 if kind == "string" else 4),),
             )
         if ftype.text == "uuid":
             self.imports.use("._read", "read_uuid")
@@ -643,15 +653,28 @@ class ModuleBuilder:
         assert element is not None
         wire = WIRE_TYPES.get(element.text)
         if wire is not None and wire.fixed:
+            if self.flavour is Flavour.MYPYC:
+                # Read item by item with librt (see the template): counts and fail only.
+                reader = self.imports.use("._read", f"read_{compact}{nullable}count")
+                self.imports.use("._read", "fail")
+                if NATIVE_READS[wire.name][0]:
+                    self.imports.use("librt.strings", NATIVE_READS[wire.name][0])
+                if not fp.compact:
+                    self.imports.use("librt.strings", "read_i32_be")
+                items = ""
+            else:
+                reader = self.imports.use("._read", f"read_{compact}{nullable}fixed_array")
+                items = self.imports.use("._read", _FIXED_ITEMS[element.text])
             return StepView(
                 Step.FIXED_ARRAY,
                 (f.attr,),
-                reader=self.imports.use("._read", f"read_{compact}{nullable}fixed_array"),
+                reader=reader,
                 writer=self.imports.use("._write", f"write_{compact}fixed_array"),
-                items=self.imports.use("._read", _FIXED_ITEMS[element.text]),
+                items=items,
                 packer=self.imports.use("._write", "PACK_" + _FIXED_ITEMS[element.text]),
                 nullable=fp.nullable,
                 compact=fp.compact,
+                members=((f.attr, wire.name, wire.size),),
             )
         counter = self.imports.use("._read", f"read_{compact}{nullable}count")
         self.imports.use("._write", f"write_{compact}count")

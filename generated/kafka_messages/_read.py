@@ -21,13 +21,14 @@ from .errors import DecodeError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
     from ._plan import Buffer
 
 _INT16 = struct.Struct(">h").unpack_from
 _INT32 = struct.Struct(">i").unpack_from
-ZERO_UUID: UUID = UUID(int=0)
+# Final: the compiled build reads it as a constant, not through the module's dict.
+ZERO_UUID: Final[UUID] = UUID(int=0)
 _ZERO_16 = bytes(16)
 _SWAP = byteorder == "little"
 

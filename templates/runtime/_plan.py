@@ -20,13 +20,13 @@ from dataclasses import dataclass
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 ms
     from collections.abc import Iterator
-    from typing import Any, Callable, Union
+    from typing import Any, Callable, Final, Union
 
     Buffer = Union[bytes, bytearray, memoryview]
     Reader = Callable[[bytes, int], tuple[Any, int]]
     Writer = Callable[[Any, bytearray], None]
 
-NO_TAGS: frozenset[int] = frozenset()
+NO_TAGS: Final[frozenset[int]] = frozenset()
 
 
 @dataclass(slots=True)  # not frozen: mypyc's build cannot construct frozen dataclasses
