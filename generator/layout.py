@@ -193,7 +193,7 @@ def statement(line: str, indent: int) -> str:
         if depth == 0:
             break
     head, args = line[: start + 1], line[start + 1 : -1]
-    if indent + len(head) <= WIDTH:
+    if args and indent + len(head) <= WIDTH:  # an empty call is not split open
         if indent + 4 + len(args) <= WIDTH:
             return f"{head}\n    {args}\n)"
         return head + "".join(f"\n    {arg.strip()}," for arg in args.split(",")) + "\n)"

@@ -109,6 +109,7 @@ SHAPES = [
     lambda: "def f():\n    "
     + statement(f"{LONG}_item, pos = _read_{LONG}_and_more(buf, pos)", 4).replace("\n", "\n    ")
     + "\n",
+    lambda: statement(f"_{LONG.upper()}_DEFAULT: Final = {LONG.title()}Struct()", 0) + "\n",
     lambda: "class C:\n    def __init__(self, x):\n        "
     + assignment("self.x", f"Cls() if x is _{LONG.upper()}_DEFAULT else x", 8).replace(
         "\n", "\n        "
