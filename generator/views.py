@@ -621,7 +621,9 @@ class ModuleBuilder:
                 # Read inline (see the template); the helper takes the rare long lengths.
                 self.imports.use("._read", "fail")
                 if not fp.compact:
-                    self.imports.use("librt.strings", "read_i16_be" if kind == "string" else "read_i32_be")
+                    self.imports.use(
+                        "librt.strings", "read_i16_be" if kind == "string" else "read_i32_be"
+                    )
             return StepView(
                 Step.STRING,
                 (f.attr,),

@@ -440,9 +440,7 @@ def test_reply_with_the_wrong_correlation_id(
         frame = read_frame(conn)
         assert frame is not None
         (correlation_id,) = struct.unpack_from(">i", frame, 4)
-        response = ApiVersionsResponse(
-            api_keys=[ApiVersionsResponseApiVersion(18, 0, 4)]
-        )
+        response = ApiVersionsResponse(api_keys=[ApiVersionsResponseApiVersion(18, 0, 4)])
         header = ResponseHeader(correlation_id=correlation_id + 1000)
         reply = framing.encode_response(header, response, 18, ApiVersionsRequest.MAX_VERSION)
         conn.sendall(framing.add_size_prefix(reply))
