@@ -388,12 +388,11 @@ class ModuleBuilder:
                 self.imports.use("uuid", "UUID")
         tagged_struct = absent_is_none(f)
         nullable = is_nullable_anywhere(f) or tagged_struct
-        annotation = f"tuple[{python}, ...]" if f.type.is_array else python
+        annotation = field_annotation(f, python)
         param = f"Iterable[{python}]" if f.type.is_array else python
         if f.type.is_array:
             self.imports.annotate("collections.abc", "Iterable")
         if nullable:
-            annotation += " | None"
             param += " | None"
         default, literal = self.default(f, struct_class)
         empty = ""
@@ -443,7 +442,6 @@ class ModuleBuilder:
         message = mp.message
         versions = mp.struct_versions.get(plan.struct.name, {})
         class_flexible = any(p.flexible for p in versions.values())
-        class_tagged = any(p.tagged for p in versions.values())
         defaults = self.reader_defaults(mp, plan)
         if plan.flexible:
             if plan.tagged:
@@ -470,26 +468,29 @@ class ModuleBuilder:
             guards=guards,
             refuse_unknown_tags=refuse,
             table=plan_table(message, plan),
-            constructor_args=self.constructor_args(mp, plan),
+            constructor_args=self.constructor_args(plan, defaults),
         )
 
-    def constructor_args(self, mp: MessagePlans, plan: StructPlan) -> tuple[str, ...]:
+    def constructor_args(
+        self, plan: StructPlan, defaults: tuple[tuple[str, Default, str, str], ...]
+    ) -> tuple[str, ...]:
         """MYPYC flavour: the arguments of the reader's constructor call, in parameter
-        order: the value read for a regular field, a fresh default for any other."""
+        order: the value read for a field on the wire, the default of any other (a struct
+        default is its class's empty instance, which the constructor replaces by a fresh
+        one), ``()`` for the unknown tagged fields."""
         if self.flavour is not Flavour.MYPYC:
             return ()
-        on_wire = {fp.field.name for fp in plan.regular}
+        absent = {attr: (default, literal) for attr, default, literal, _ in defaults}
         args = []
         for f in plan.struct.fields:
-            if f.name in on_wire:
+            if f.attr not in absent:
                 args.append(f"v_{f.attr}")
                 continue
-            struct_class = _struct_class(mp.message, f)
-            default, literal = self.default(f, struct_class)
+            default, literal = absent[f.attr]
             if default is Default.STRUCT:
                 self.default_consts.add(literal)  # the constructor compares against it
             args.append(literal)
-        if any(p.flexible for p in mp.struct_versions.get(plan.struct.name, {}).values()):
+        if "unknown_tagged_fields" in absent:
             args.append("()")
         return tuple(args)
 
@@ -598,9 +599,13 @@ class ModuleBuilder:
         return tuple(steps)
 
     def step(self, mp: MessagePlans, fp: FieldPlan) -> StepView:
-        view = replace(
-            self.value_step(mp, fp), annotation=self.field_view(mp.message, fp.field).annotation
+        f = fp.field
+        python = (
+            mp.message.class_name(f.struct)
+            if f.struct is not None
+            else WIRE_TYPES[(f.type.element or f.type).text].python
         )
+        view = replace(self.value_step(mp, fp), annotation=field_annotation(f, python))
         if is_nullable_anywhere(fp.field) and not fp.nullable and not view.tagged_elsewhere:
             self.imports.use("._write", "null_field")
             return replace(view, null_check=True)
@@ -722,6 +727,15 @@ def default_const(class_name: str) -> str:
     """The module constant holding an empty instance of ``class_name`` (compared against,
     never handed out, so never changed)."""
     return f"_{snake_case(class_name).upper()}_DEFAULT"
+
+
+def field_annotation(f: Field, python: str) -> str:
+    """The type of an attribute whose values are ``python``: a tuple for an array, ``|
+    None`` when any version (or an absent tagged struct) can hold None."""
+    annotation = f"tuple[{python}, ...]" if f.type.is_array else python
+    if is_nullable_anywhere(f) or absent_is_none(f):
+        annotation += " | None"
+    return annotation
 
 
 def json_field(f: Field) -> str:
