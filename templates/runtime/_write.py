@@ -210,8 +210,7 @@ def tags_in_plain_version(obj: object) -> EncodeError:
 def write_tags(out: bytearray, obj: Any, plan: Plan) -> None:
     """The tagged-field section: the known fields that differ from their defaults or were
     on the wire when ``obj`` was decoded, and the unknown ones, in ascending tag order."""
-    unknown: tuple[RawTaggedField, ...] = obj.unknown_tagged_fields
-    fields: list[tuple[int, bytes | bytearray]] = []
+    known: list[tuple[int, bytes | bytearray]] = []
     if plan.tagged:
         defaults = _defaults(plan)
         on_wire: frozenset[int] = obj.tags_on_wire
@@ -220,13 +219,28 @@ def write_tags(out: bytearray, obj: Any, plan: Plan) -> None:
             if f.tag in on_wire or _differs(value, getattr(defaults, f.attr), f):
                 part = bytearray()
                 write_value(part, value, f)
-                fields.append((f.tag, part))  # type: ignore[arg-type]
-    if not fields and not unknown:
+                known.append((f.tag, part))  # type: ignore[arg-type]
+    _write_section(out, known, obj.unknown_tagged_fields)
+
+
+def write_unknown_tags(out: bytearray, unknown: tuple[RawTaggedField, ...]) -> None:
+    """The tagged-field section of a struct with no known tagged fields here."""
+    _write_section(out, [], unknown)
+
+
+def _write_section(
+    out: bytearray,
+    known: list[tuple[int, bytes | bytearray]],
+    unknown: tuple[RawTaggedField, ...],
+) -> None:
+    """The count, then ``(tag, size, bytes)`` in ascending tag order (``known`` is in tag
+    order already); a tag given twice is refused."""
+    if not known and not unknown:
         out.append(0)
         return
+    fields = known
     if unknown:
-        fields += [(raw.tag, raw.data) for raw in unknown]
-        fields.sort(key=lambda item: item[0])
+        fields = sorted([*known, *((raw.tag, raw.data) for raw in unknown)], key=_tag)
         tags = [tag for tag, _ in fields]
         if len(set(tags)) != len(tags):
             raise ValueError(f"unknown_tagged_fields repeats a tag: {tags}")
@@ -237,17 +251,8 @@ def write_tags(out: bytearray, obj: Any, plan: Plan) -> None:
         out += data
 
 
-def write_unknown_tags(out: bytearray, unknown: tuple[RawTaggedField, ...]) -> None:
-    """The tagged-field section of a struct with no known tagged fields here."""
-    fields = sorted(unknown, key=lambda raw: raw.tag)
-    tags = [raw.tag for raw in fields]
-    if len(set(tags)) != len(tags):
-        raise ValueError(f"unknown_tagged_fields repeats a tag: {tags}")
-    write_uvarint(out, len(fields))
-    for raw in fields:
-        write_uvarint(out, raw.tag)
-        write_uvarint(out, len(raw.data))
-        out += raw.data
+def _tag(field: tuple[int, bytes | bytearray]) -> int:
+    return field[0]
 
 
 _DEFAULTS: dict[Plan, Any] = {}
