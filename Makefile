@@ -30,13 +30,13 @@ check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
 test: $(VENV)/.installed ## run every test (Spark, live broker and browser tests included)
 	$(PY) -m pytest -q
 
-lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool, the runtime sources and the generated package
-	$(PY) -m black --check generator tests pipeline bench tools templates
-	$(PY) tools/typecheck.py
+lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool and on the generated package (whose runtime modules are the templates/runtime sources, byte for byte)
+	$(PY) -m black --check generator tests bench tools templates
+	$(PY) -m mypy --strict -p kafka_specgen
 	cd $(OUT) && ../$(PY) -m mypy --strict $(PACKAGE)
 
 fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,000,000); prints counts
-	$(PY) -m tests.fuzz --cases $(or $(FUZZ_CASES),1000000)
+	$(PY) -m tests.support.fuzz --cases $(or $(FUZZ_CASES),1000000)
 
 regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder, diff against generated/, print the changelog
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
@@ -95,7 +95,7 @@ report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPE
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
 
 test-cluster: $(VENV)/.installed ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
-	$(PY) -m pytest -q tests/cluster_pipeline.py
+	$(PY) -m pytest -q tests/pipeline/cluster_pipeline.py
 
 .PHONY: bench-records
 bench-records: $(VENV)/.installed ## record batches: records/s decode and build, pure, with accelerators and mypyc, beside kafka-python and aiokafka; CRC-32C MB/s -> bench/records_results.json, bench/RECORDS.md (RECORDS_BENCH_ARGS="--quick")

@@ -4,7 +4,7 @@ captured frame bodies.
 A ``Case`` names the package that holds it ("repo": the committed ``generated/kafka_messages``;
 "kp": a package generated from the kafka-python 3.0.12 spec corpus, for the APIs the repo's
 own ``specs/`` do not have), the message, the version and a builder. The peers' instances are
-derived from ours by the adapters in ``tests/peers.py``, so all three describe the same values.
+derived from ours by the adapters in ``tests/support/peers.py``, so all three describe the same values.
 
 A ``FrameSet`` is many messages of many classes: the bodies of the frames captured between
 real clients and a broker (``tests/golden/``), read with a package generated from the newest
@@ -184,16 +184,16 @@ class FrameSet:
     shape: str
 
 
-GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
 
 
 def golden_bodies(package: str) -> Frames:
     """Every frame of ``tests/golden/*.jsonl`` that ``package`` reads, split into header
     and body with the package's own header classes; only the body is kept. The captures'
-    quirks are the golden test's (``tests/test_golden.py``): a request a client padded with
+    quirks are the golden test's (``tests/runtime/test_golden.py``): a request a client padded with
     trailing bytes is read without them, and a frame that breaks the protocol (a broker's
     null in a non-nullable array) or has a version no spec knows is left out, counted."""
-    from tests import test_golden  # its capture reader and its list of client quirks
+    from tests.runtime import test_golden  # its capture reader and its list of client quirks
 
     for module in ("framing", "registry", "headers", "errors"):
         importlib.import_module(f"{package}.{module}")

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 GOLDEN = ROOT / "tests" / "golden"

@@ -15,11 +15,11 @@ import pstats
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import run  # noqa: E402
 from bench.cases import CASES, FrameSet  # noqa: E402
-from tests.genpkg import SPECS, newest_corpus  # noqa: E402
+from tests.support.genpkg import SPECS, newest_corpus  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,17 +43,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "templates" / "runtime"
 CACHE = ROOT / "build" / "records_bench"
 MODULES = ("__init__", "errors", "records", "_compression", "_crc32c")
 COMPILED_PACKAGE = "records_bench_mypyc"
 
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _path in (ROOT, ROOT / "generated"):  # tests' helpers, the committed kafka_messages
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
-from kafka_specgen.templates.runtime import _crc32c  # noqa: E402
-from kafka_specgen.templates.runtime import records as R  # noqa: E402
+from kafka_messages import _crc32c  # noqa: E402
+from kafka_messages import records as R  # noqa: E402
 
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 PURE_CODECS = ("none", "gzip")  # the standard library's

@@ -6,7 +6,7 @@ decode-speed issue's targets.
 
 For every case (see ``bench/cases.py``) the same logical message is built in our package, in
 kio and in kafka-python (the peers' values come from ours through the adapters in
-``tests/peers.py``); the three encodings must be byte-identical, and a peer that cannot
+``tests/support/peers.py``); the three encodings must be byte-identical, and a peer that cannot
 express a case, or encodes it differently, is reported and left out of that case's timings.
 Encode and decode are timed with warm-up, calibrated loops and many repeats; within every
 repeat the implementations run round-robin (rotating who goes first), so the peers and we see
@@ -63,7 +63,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 GENERATED = ROOT / "generated"
 CACHE = ROOT / "build" / "bench"
@@ -75,14 +75,14 @@ for p in (str(GENERATED), str(ROOT)):
 
 from bench.cases import CASES, Body, Case, Frames, FrameSet  # noqa: E402
 from bench.compile import BuildError, build, mypyc_source, with_imports  # noqa: E402
-from tests.genpkg import (  # noqa: E402
+from tests.support.genpkg import (  # noqa: E402
     CORPORA,
     SPECS,
     kafka_python_specs,
     load_messages,
     newest_corpus,
 )
-from tests.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
+from tests.support.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
 
 TRUNK = CORPORA / "trunk-2024-10"
 KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 if os.environ.get("KAFKA_MESSAGES_COMPILED") == "1":
-    _build = Path(__file__).resolve().parent.parent / "build" / "compiled"
+    _build = Path(__file__).resolve().parents[1] / "build" / "compiled"
     if not (_build / "kafka_messages" / "__init__.py").is_file():
         raise RuntimeError(
             f"KAFKA_MESSAGES_COMPILED=1 but {_build} is missing: run `make compiled`"

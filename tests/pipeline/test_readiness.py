@@ -1,0 +1,97 @@
+"""Upgrade readiness judged without Spark (``pipeline.readiness``): API versions and message
+formats against real spec sets, with the verdict. The pipeline's readiness/ table over
+the golden captures is checked in test_pipeline_spark.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafka_specgen.pipeline.readiness import Target, judge_rows, verdict
+from kafka_specgen.versions import Versions
+from tests.support import genpkg
+
+OLD = genpkg.CORPORA / "3.8.0"
+
+
+@pytest.fixture(scope="module")
+def target() -> Target:
+    """kafka-python 3.0.12's specs: Kafka 4.x-era (Produce 3-13, Fetch 4-18, ...)."""
+    return Target([genpkg.kafka_python_specs()], label="kafka-python 4.x specs")
+
+
+def test_removed_versions_and_missing_apis_are_not_supported(target: Target) -> None:
+    produce = target.requests[0][1]
+    assert produce == Versions(3, 13)  # what the spec set says: the test's premise
+    for version in (0, 1, 2):
+        j = target.judge_api(0, version)
+        assert not j.supported and j.target_versions == "3-13"
+        assert j.reason == f"Produce v{version} was removed: the target accepts v3-13 only"
+    assert target.judge_api(0, 3).supported and target.judge_api(0, 13).supported
+    assert not target.judge_api(1, 3).supported and target.judge_api(1, 4).supported
+    telemetry = target.judge_api(71, 0, "GetTelemetrySubscriptions")
+    assert not telemetry.supported and telemetry.target_versions == "none"
+    assert "GetTelemetrySubscriptions (api key 71) is not in the target" in telemetry.reason
+    assert target.judge_api(999, 0).reason.startswith("api key 999 (api key 999)")
+
+
+def test_a_version_above_the_target_is_negotiated_not_broken(target: Target) -> None:
+    j = target.judge_api(18, 5)  # ApiVersions: the target has 0-4
+    assert j.supported and j.target_versions == "0-4"
+    assert "newer than the target's highest (v4)" in j.reason
+
+
+def test_message_formats_follow_the_targets_produce_versions(target: Target) -> None:
+    for magic in (0, 1):
+        j = target.judge_format(magic)
+        assert not j.supported
+        assert f"message format v{magic} (magic {magic})" in j.reason and "KIP-724" in j.reason
+    assert target.judge_format(2).supported
+    if OLD.is_dir():  # Kafka 3.8 still takes Produce v0-v2, and with it magic 0 and 1
+        old = Target([OLD / "message"])
+        assert old.judge_format(0).supported and old.judge_format(1).supported
+        assert "deprecated but still accepted" in old.judge_format(1).reason
+        assert "Produce v0-2" in old.judge_format(1).reason
+
+
+def test_rows_and_verdict(target: Target) -> None:
+    kp = {"software_name": None, "software_version": None, "client_id": "old-producer"}
+    rd = {"software_name": "librdkafka", "software_version": "2.16", "client_id": "rd"}
+    rows = judge_rows(
+        target,
+        [
+            {**kp, "api_key": 0, "api_name": "Produce", "api_version": 2, "requests": 12},
+            {**kp, "api_key": 3, "api_name": "Metadata", "api_version": 1, "requests": 3},
+            {**rd, "api_key": 0, "api_name": "Produce", "api_version": 10, "requests": 80},
+        ],
+        [{**kp, "magic": 1, "batches": 15}, {**rd, "magic": 2, "batches": 80}],
+    )
+    assert [(r.client_id, r.kind, r.supported_by_target) for r in rows] == [
+        ("old-producer", "api", False),
+        ("old-producer", "api", True),
+        ("old-producer", "message_format", False),
+        ("rd", "api", True),
+        ("rd", "message_format", True),
+    ]
+    assert rows[0].requests == 12 and rows[2].batches == 15 and rows[2].magic == 1
+    assert {r.target for r in rows} == {"kafka-python 4.x specs"}
+    result = verdict(rows, target.label)
+    assert not result.ready and result.clients == 2
+    assert result.breaking == {
+        "'old-producer' (software unknown)": ["Produce v2", "message format v1"]
+    }
+    text = result.text()
+    assert text.splitlines()[0] == (
+        "1 of 2 clients would break on the target (kafka-python 4.x specs):"
+    )
+    assert "  Produce v2: 1 client ('old-producer' (software unknown))" in text
+    fine = verdict([r for r in rows if r.client_id == "rd"], target.label)
+    assert fine.ready and fine.text().startswith("all 1 clients seen are ready")
+
+
+def test_a_target_that_does_not_load_fails_before_anything_runs(tmp_path: Path) -> None:
+    bad = tmp_path / "BadRequest.json"
+    bad.write_text('{"apiKey": 0, "type": "request", "name": "ProduceRequest"}')
+    with pytest.raises(Exception, match="ProduceRequest|validVersions"):
+        Target([bad])
