@@ -21,8 +21,20 @@ from kafka_specgen.model import Message
 
 from tests.support.genpkg import CORPORA
 
-ORDER = ["2.4.0", "2.8.0", "3.0.0", "3.5.0", "3.8.0", "trunk-2024-10", "kafka-python-3.0.12"]
-PAIRS = list(zip(ORDER, ORDER[1:]))
+ORDER = [
+    "2.4.0",
+    "2.8.0",
+    "3.0.0",
+    "3.5.0",
+    "3.8.0",
+    "trunk-2024-10",
+    "4.0.2",
+    "4.1.2",
+    "4.2.1",
+    "4.3.1",
+    "kafka-python-3.0.12",
+]
+PAIRS = list(zip(ORDER, ORDER[1:])) + [("3.8.0", "4.0.2")]
 
 needs_corpora = pytest.mark.skipif(
     not all((CORPORA / name).is_dir() for name in ORDER), reason="no ../shared/kafka-specs"
@@ -176,6 +188,70 @@ def test_3_8_to_trunk() -> None:
     # Nothing was removed and every rule held (Kafka's checker runs on trunk).
     assert d.summary()["removed"] == 0
     assert d.count("violation") == 0
+
+
+@needs_corpora
+def test_3_8_to_4_0_reports_kip_896() -> None:
+    """Kafka 4.0 removed the ZooKeeper-era inter-broker APIs (their files keep the key with
+    validVersions "none") and raised the lowest version of many others (KIP-896)."""
+    d = diff("3.8.0", "4.0.2")
+    old = {m.name: m for m in model("3.8.0")}
+    removed = {m.name for m in model("4.0.2") if m.removed}
+    # message/LeaderAndIsrRequest.json ... ControlledShutdownResponse.json in 4.0.2.
+    assert removed == {
+        f"{api}{side}"
+        for api in ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown")
+        for side in ("Request", "Response")
+    }
+    for name in removed:
+        m = d.message(name)
+        assert m.status == "changed" and m.new_versions == "none"
+        [change] = m.changes
+        assert (change.severity, change.rule) == ("breaking", "api-removed")
+        assert change.detail.startswith(
+            f"every version removed (had versions {old[name].valid_versions})"
+        )
+    # Every request whose lowest version went up, worked out from the two models here,
+    # is reported as versions removed, and nothing else is.
+    raised = {
+        m.name
+        for m in model("4.0.2")
+        if m.type == "request"
+        and not m.removed
+        and m.name in old
+        and m.valid_versions.lo > old[m.name].valid_versions.lo
+    }
+    reported = {
+        m.name
+        for m in d.messages
+        if m.type == "request" and any(c.rule == "versions-removed" for c in m.changes)
+    }
+    assert reported == raised and len(raised) == 20
+    # ProduceRequest.json 0-11 -> 3-12, FetchRequest.json 0-16 -> 4-17.
+    assert rules(d, "ProduceRequest")["versions-removed"] == ["versions 0-2 removed"]
+    assert rules(d, "FetchRequest")["versions-removed"] == ["versions 0-3 removed"]
+    assert d.count("violation") == 0
+
+
+@needs_corpora
+def test_4_0_to_4_1_declares_coordinator_records() -> None:
+    d = diff("4.0.2", "4.1.2")
+    # group-coordinator/OffsetCommitKey.json: "data" with validVersions "0-1" (its record
+    # type ids) in 4.0.2; "coordinator-key", apiKey 1, validVersions "0" in 4.1.2.
+    [change] = d.message("OffsetCommitKey").changes
+    assert (change.severity, change.rule) == ("info", "coordinator-record-declared")
+    assert change.detail == "now a coordinator-key record, record type 1"
+    # OffsetCommitValue.json: validVersions 0-4 on both sides; tagged topicId added.
+    r = rules(d, "OffsetCommitValue")
+    assert r["coordinator-record-declared"] == ["now a coordinator-value record, record type 1"]
+    assert r["field-added"] == ["topicId: tagged field (tag 0) added, uuid, versions 4+"]
+    assert d.message("OffsetCommitValue").group_title == (
+        "coordinator record OffsetCommitValue (record type 1)"
+    )
+    # No key record reports a version change: its versions were record type ids.
+    for m in d.messages:
+        if m.type == "coordinator-key":
+            assert {c.rule for c in m.changes} <= {"coordinator-record-declared", "message-added"}
 
 
 @needs_corpora

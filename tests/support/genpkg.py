@@ -20,17 +20,35 @@ GENERATED = ROOT / "generated"
 CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or ROOT.parent / "shared" / "kafka-specs")
 
 
+#: Kafka's releases in the order they were cut: trunk-2024-10 came after 3.8 and before 4.0.
+RELEASES = (
+    "2.4.0",
+    "2.8.0",
+    "3.0.0",
+    "3.5.0",
+    "3.8.0",
+    "trunk-2024-10",
+    "4.0.2",
+    "4.1.2",
+    "4.2.1",
+    "4.3.1",
+)
+
+
 def corpus_folders() -> list[Path]:
-    """Every corpus folder in ../shared/kafka-specs, oldest first."""
+    """Every corpus folder in ../shared/kafka-specs: the releases oldest first, then any
+    other set (kafka-python's) by name."""
     if not CORPORA.is_dir():
         return []
-    return sorted(p for p in CORPORA.iterdir() if p.is_dir())
+    order = {name: i for i, name in enumerate(RELEASES)}
+    folders = [p for p in CORPORA.iterdir() if p.is_dir()]
+    return sorted(folders, key=lambda p: (order.get(p.name, len(order)), p.name))
 
 
 def newest_corpus() -> Path:
-    """The newest corpus folder, or kafka-python's spec files when there is none."""
-    folders = corpus_folders()
-    return folders[-1] if folders else kafka_python_specs()
+    """The newest Kafka release's folder, or kafka-python's spec files when there is none."""
+    releases = [p for p in corpus_folders() if p.name in RELEASES]
+    return releases[-1] if releases else kafka_python_specs()
 
 
 def kafka_python_specs() -> Path:

@@ -43,7 +43,13 @@ class MessageDiff:
         """Sort key: APIs by key first, then other kinds by name."""
         if self.type in ("request", "response") and self.api_key is not None:
             return (0, self.api_key, self.api_name)
-        order = {"header": 1, "metadata": 2, "data": 3}.get(self.type, 4)
+        order = {
+            "header": 1,
+            "metadata": 2,
+            "coordinator-key": 3,
+            "coordinator-value": 3,
+            "data": 4,
+        }.get(self.type, 5)
         return (order, self.api_key if self.api_key is not None else -1, self.name)
 
     @property
@@ -53,6 +59,8 @@ class MessageDiff:
         if self.type == "metadata":
             key = "" if self.api_key is None else f" (record type {self.api_key})"
             return f"metadata record {self.name}{key}"
+        if self.type.startswith("coordinator-"):
+            return f"coordinator record {self.name} (record type {self.api_key})"
         return f"{self.type} {self.name}"
 
 

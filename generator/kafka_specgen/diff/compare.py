@@ -73,9 +73,23 @@ class Differ:
 
     def run(self) -> None:
         md, old, new = self.md, self.old, self.new
-        if old.type != new.type:
+        if new.removed or old.removed:
+            self.removal()
+            return
+        if old.type == "data" and new.type.startswith("coordinator-"):
+            # Kafka 4.1 declared what its coordinator records always were. A key's old
+            # validVersions (and its fields' versions) were its record type ids, so the
+            # key is not compared version by version.
+            md.add(
+                "info",
+                "coordinator-record-declared",
+                f"now a {new.type} record, record type {new.api_key}",
+            )
+            if new.type == "coordinator-key":
+                return
+        elif old.type != new.type:
             md.add("violation", "type-changed", f"message type changed: {old.type} -> {new.type}")
-        if old.api_key != new.api_key:
+        elif old.api_key != new.api_key:
             md.add(
                 "violation", "api-key-changed", f"api key changed: {old.api_key} -> {new.api_key}"
             )
@@ -83,6 +97,23 @@ class Differ:
         self.flexible()
         self.facts()
         self.struct(old.root, new.root, "")
+
+    def removal(self) -> None:
+        """An API removed upstream keeps its key with no versions (Kafka 4.0, KIP-896)."""
+        old, new = self.old, self.new
+        if old.removed and new.removed:
+            return
+        if new.removed:
+            self.md.add(
+                "breaking",
+                "api-removed",
+                f"every version removed (had versions {old.valid_versions}); the api key "
+                "stays reserved",
+            )
+        else:
+            self.md.add(
+                "info", "api-restored", f"a removed API is back, versions {new.valid_versions}"
+            )
 
     def versions(self) -> None:
         md, old, new = self.md, self.old.valid_versions, self.new.valid_versions
