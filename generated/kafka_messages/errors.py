@@ -1,5 +1,6 @@
 # kafka-specgen runtime, copied verbatim into every generated package — do not edit
-"""The exceptions of this package: one for bad bytes, one for values that cannot be written.
+"""The exceptions of this package: one for bad bytes, one for values that cannot be written,
+one for an error code a broker answered with.
 
 The protocol's own error codes are in ``error_codes``.
 """
@@ -56,3 +57,17 @@ class UnsupportedVersionError(EncodeError):
         self, reason: str, path: str = "", obj: object = None, version: int | None = None
     ) -> None:
         super().__init__(reason, path, obj, version)
+
+
+class ProtocolError(Exception):
+    """A non-zero ``error_code`` in a response (``error_codes.raise_for_errors``)."""
+
+    def __init__(self, code: int, name: str, retriable: bool, path: str) -> None:
+        self.code = code
+        self.name = name
+        self.retriable = retriable
+        """True when the same request may succeed if sent again later."""
+        self.path = path
+        """Where the code was, e.g. ``topics[0].partitions[2].error_code``."""
+        kind = "retriable" if retriable else "not retriable"
+        super().__init__(f"{path}: {name} ({code}, {kind})")

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from . import broker_versions, diff
 from .errors import SpecError
 from .format import compare_package, write_package
-from .library import generate_files
+from .library import BUNDLED_FACTS, generate_files
 from .views import Flavour
 from .pipeline import capture, job, report
 
@@ -50,6 +50,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         formatted=not args.no_format,
         progress=progress,
         flavour=Flavour(args.flavour),
+        facts=None if args.facts == "none" else args.facts,
     )
     package_dir = Path(args.out) / args.package
     if args.check:
@@ -112,6 +113,13 @@ def register_generate(commands: Any) -> None:
         "--check",
         action="store_true",
         help="write nothing; exit 1 if DIR/NAME differs from what would be generated",
+    )
+    gen.add_argument(
+        "--facts",
+        default=BUNDLED_FACTS,
+        metavar="PATH|none",
+        help="facts tables (api names, error codes, broker releases) for what the specs do "
+        "not carry: a folder or file of them, or 'none' (default: the tool's own)",
     )
     gen.add_argument(
         "--flavour",

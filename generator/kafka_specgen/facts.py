@@ -1,9 +1,11 @@
-"""Facts tables: API-key names and error codes, the protocol facts no message spec carries.
+"""Facts tables: API-key names, error codes and the API ranges of each broker release: the
+protocol facts no message spec carries.
 
 A facts file (``specs/facts/*.json``) is told apart from a message spec by its top-level
 ``"facts"`` key: ``{"facts": "api-keys", "entries": [{"key": 0, "name": "Produce"}, ...]}``
 or ``{"facts": "error-codes", "entries": [{"code": 35, "name": "UNSUPPORTED_VERSION",
-"retriable": false, "description": "..."}, ...]}``. This module validates such files against
+"retriable": false, "description": "..."}, ...]}`` or ``{"facts": "broker-releases",
+"entries": [{"release": "3.8.0", "apis": [[0, 0, 11], ...]}, ...]}``. This module validates such files against
 ``facts.schema.json`` (shape) and its own rules (unique keys, codes and names), and builds
 the immutable ``Facts`` the render stage reads. Every rejection is a ``SpecError`` naming
 the file, the entry and the rule.
@@ -43,6 +45,19 @@ class ErrorCodeFact:
 
 
 @dataclass(frozen=True)
+class BrokerReleaseFact:
+    """The API ranges a broker of one Kafka release advertises in ApiVersions."""
+
+    release: str
+    apis: tuple[tuple[int, int, int], ...]
+    """``(api key, min version, max version)``, sorted by key."""
+
+    @property
+    def version(self) -> tuple[int, ...]:
+        return tuple(int(part) for part in self.release.split("."))
+
+
+@dataclass(frozen=True)
 class Facts:
     """Every facts table given to one generation run (each part may be empty)."""
 
@@ -52,10 +67,31 @@ class Facts:
     """Sorted by code."""
     api_keys_source: str | None = None
     error_codes_source: str | None = None
+    broker_releases: tuple[BrokerReleaseFact, ...] = ()
+    """Oldest release first."""
+    broker_releases_source: str | None = None
 
     @property
     def sources(self) -> tuple[str, ...]:
-        return tuple(s for s in (self.api_keys_source, self.error_codes_source) if s)
+        return tuple(
+            s
+            for s in (self.api_keys_source, self.error_codes_source, self.broker_releases_source)
+            if s
+        )
+
+
+def with_fallback(facts: Facts, fallback: Facts) -> Facts:
+    """Each table from ``facts`` where it has one, else from ``fallback``."""
+    api_keys = (facts.api_keys, facts.api_keys_source)
+    if not facts.api_keys_source:
+        api_keys = (fallback.api_keys, fallback.api_keys_source)
+    error_codes = (facts.error_codes, facts.error_codes_source)
+    if not facts.error_codes_source:
+        error_codes = (fallback.error_codes, fallback.error_codes_source)
+    releases = (facts.broker_releases, facts.broker_releases_source)
+    if not facts.broker_releases_source:
+        releases = (fallback.broker_releases, fallback.broker_releases_source)
+    return Facts(api_keys[0], error_codes[0], api_keys[1], error_codes[1], releases[0], releases[1])
 
 
 def is_facts(raw: RawSpec) -> bool:
@@ -76,6 +112,7 @@ def build_facts(raws: Sequence[RawSpec]) -> Facts:
     """Validate every facts table and merge them; at most one table of each kind."""
     api_keys: tuple[ApiKeyFact, ...] = ()
     error_codes: tuple[ErrorCodeFact, ...] = ()
+    releases: tuple[BrokerReleaseFact, ...] = ()
     seen: dict[str, str] = {}
     for raw in raws:
         validate_facts(raw)
@@ -89,9 +126,18 @@ def build_facts(raws: Sequence[RawSpec]) -> Facts:
         seen[kind] = raw.source
         if kind == "api-keys":
             api_keys = _api_keys(raw)
-        else:
+        elif kind == "error-codes":
             error_codes = _error_codes(raw)
-    return Facts(api_keys, error_codes, seen.get("api-keys"), seen.get("error-codes"))
+        else:
+            releases = _broker_releases(raw)
+    return Facts(
+        api_keys,
+        error_codes,
+        seen.get("api-keys"),
+        seen.get("error-codes"),
+        releases,
+        seen.get("broker-releases"),
+    )
 
 
 def validate_facts(raw: RawSpec) -> None:
@@ -164,6 +210,25 @@ def _error_codes(raw: RawSpec) -> tuple[ErrorCodeFact, ...]:
     _unique(raw, [(f.code, f"entries: error code {f.code}") for f in facts], "duplicate-error-code")
     _unique(raw, [(f.name, f"entries: name {f.name!r}") for f in facts], "duplicate-name")
     return tuple(sorted(facts, key=lambda f: f.code))
+
+
+def _broker_releases(raw: RawSpec) -> tuple[BrokerReleaseFact, ...]:
+    facts = [
+        BrokerReleaseFact(e["release"], tuple(sorted((k, lo, hi) for k, lo, hi in e["apis"])))
+        for e in raw.data["entries"]
+    ]
+    _unique(raw, [(f.release, f"entries: release {f.release}") for f in facts], "duplicate-release")
+    for fact in facts:
+        where = f"entries: release {fact.release}"
+        _unique(raw, [(k, f"{where}: api key {k}") for k, _, _ in fact.apis], "duplicate-api-key")
+        for key, lo, hi in fact.apis:
+            if lo > hi:
+                raise SpecError(
+                    raw.source,
+                    "bad-range",
+                    f"{where}: api key {key} has min version {lo} above max version {hi}",
+                )
+    return tuple(sorted(facts, key=lambda f: f.version))
 
 
 def _unique(raw: RawSpec, items: list[tuple[object, str]], rule: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Sequence
 
-from .facts import Facts, api_names, build_facts, split_raws
+from .facts import Facts, api_names, build_facts, split_raws, with_fallback
 from .format import cache_dir, format_files, write_package
 from .load import load_paths
 from .model import Message, build_messages
@@ -24,24 +24,38 @@ from .resources import package_folder
 from .views import Flavour
 from .schema import validate_spec
 
+BUNDLED_FACTS = "bundled"
+"""``load_specs(facts=...)``: the tool's own facts tables (api names, error codes, broker
+releases), so a package generated from upstream specs has them too."""
 
-def load_specs(spec_paths: Sequence[Path], *, warn: bool = True) -> tuple[list[Message], Facts]:
+
+def load_specs(
+    spec_paths: Sequence[Path], *, warn: bool = True, facts: Path | str | None = BUNDLED_FACTS
+) -> tuple[list[Message], Facts]:
     """Run load -> schema -> model: the validated messages and facts tables of a spec set.
 
-    Facts tables (a top-level ``"facts"`` key) take their own path: facts.schema.json.
+    Facts tables (a top-level ``"facts"`` key) take their own path: facts.schema.json. A
+    table the specs carry wins; the others come from ``facts``: the bundled tables, a
+    folder or file of tables, or None for none.
     """
     raws, fact_raws = split_raws(load_paths(spec_paths))
-    facts = build_facts(fact_raws)
+    spec_facts = build_facts(fact_raws)
+    if facts is None:
+        fallback = Facts()
+    else:
+        folder = bundled_specs() / "facts" if facts == BUNDLED_FACTS else Path(facts)
+        fallback = build_facts(split_raws(load_paths([folder]))[1])
+    facts_used = with_fallback(spec_facts, fallback)
     for raw in raws:
         validate_spec(raw)
     messages = build_messages(raws)
     if warn:
         warnings = [w for raw in raws for w in raw.warnings]
         warnings += [w for message in messages for w in message.warnings]
-        warnings += api_names(facts, spec_api_names(messages))[1]
+        warnings += api_names(facts_used, spec_api_names(messages))[1]
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
-    return messages, facts
+    return messages, facts_used
 
 
 def generate_files(
@@ -51,13 +65,17 @@ def generate_files(
     formatted: bool = True,
     progress: Callable[[int, int], None] | None = None,
     flavour: Flavour = Flavour.PURE,
+    facts: Path | str | None = BUNDLED_FACTS,
 ) -> list[GeneratedFile]:
     """Run load -> schema -> model -> render -> format; return the package's files.
 
     ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
+    ``facts``: as for ``load_specs``.
     """
-    messages, facts = load_specs(spec_paths, warn=warn)
-    return package_files(messages, facts, formatted=formatted, progress=progress, flavour=flavour)
+    messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts)
+    return package_files(
+        messages, facts_used, formatted=formatted, progress=progress, flavour=flavour
+    )
 
 
 def package_files(

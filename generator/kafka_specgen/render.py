@@ -42,7 +42,7 @@ RUNTIME_HEADER = (
 #: Runtime modules a package gets only when it has the request and response headers.
 FRAMING_MODULES = frozenset({"framing"})
 #: Rendered modules that are not one API each.
-RENDERED_MODULES = frozenset({"registry", "error_codes"})
+RENDERED_MODULES = frozenset({"registry", "error_codes", "releases"})
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,8 @@ def render_package(
 def table_files(
     env: jinja2.Environment, messages: list[Message], facts: Facts, modules: list[ModuleSpec]
 ) -> list[GeneratedFile]:
-    """The rendered modules that are not one API each: the API table and the error codes."""
+    """The rendered modules that are not one API each: the API table, the error codes and
+    the broker releases (the last two empty when generated without facts)."""
     apis = sorted(
         (
             api_view(request, response)
@@ -214,16 +215,24 @@ def table_files(
             ),
         )
     ]
-    if facts.error_codes:
-        files.append(
-            GeneratedFile(
-                "error_codes.py",
-                env.get_template("error_codes.py.j2").render(
-                    header=facts_header(file_header([]), [facts.error_codes_source]),
-                    error_codes=facts.error_codes,
-                ),
-            )
+    files.append(
+        GeneratedFile(
+            "error_codes.py",
+            env.get_template("error_codes.py.j2").render(
+                header=facts_header(file_header([]), [facts.error_codes_source]),
+                error_codes=facts.error_codes,
+            ),
         )
+    )
+    files.append(
+        GeneratedFile(
+            "releases.py",
+            env.get_template("releases.py.j2").render(
+                header=facts_header(file_header([]), [facts.broker_releases_source]),
+                releases=facts.broker_releases,
+            ),
+        )
+    )
     return files
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,9 @@ def test_shipped_tables_load() -> None:
     assert [f.key for f in facts.api_keys] == list(range(93))
     assert facts.error_codes[0].code == -1
     assert [f.code for f in facts.error_codes] == list(range(-1, 134))
-    assert facts.sources == ("api-keys.json", "error-codes.json")  # relative to the folder
+    # relative to the folder
+    assert facts.sources == ("api-keys.json", "error-codes.json", "broker-releases.json")
+    assert [r.release for r in facts.broker_releases][:2] == ["2.4.0", "2.8.0"]
 
 
 def test_rules_name_file_entry_and_rule() -> None:
@@ -86,7 +89,7 @@ def test_rules_name_file_entry_and_rule() -> None:
     reject(
         table("error-keys", [{"key": 0, "name": "Produce"}]),
         "bad-value",
-        "facts: bad value 'error-keys': expected one of api-keys, error-codes",
+        "facts: bad value 'error-keys': expected one of api-keys, error-codes, broker-releases",
     )
     reject(
         table("api-keys", []),
@@ -135,6 +138,33 @@ def test_rules_name_file_entry_and_rule() -> None:
         "bad-value",
         "entries[0].name: bad value 'x': expected an error name in UPPER_SNAKE_CASE "
         "(at most 100 characters)",
+    )
+    release = {"release": "3.8.0", "apis": [[0, 0, 11], [1, 0, 16]]}
+    reject(
+        table("broker-releases", [release, dict(release, apis=[[2, 0, 1]])]),
+        "duplicate-release",
+        "entries: release 3.8.0 appears more than once",
+    )
+    reject(
+        table("broker-releases", [dict(release, apis=[[0, 0, 11], [0, 1, 2]])]),
+        "duplicate-api-key",
+        "entries: release 3.8.0: api key 0 appears more than once",
+    )
+    reject(
+        table("broker-releases", [dict(release, apis=[[0, 5, 4]])]),
+        "bad-range",
+        "entries: release 3.8.0: api key 0 has min version 5 above max version 4",
+    )
+    reject(
+        table("broker-releases", [dict(release, release="3.8")]),
+        "bad-value",
+        "entries[0].release: bad value '3.8': expected a Kafka release number such as 3.8.0",
+    )
+    reject(
+        table("broker-releases", [dict(release, apis=[[0, 0]])]),
+        "bad-value",
+        "entries[0].apis[0]: bad value [0, 0]: expected an [api key, min version, max "
+        "version] triple of integers from 0 to 32767",
     )
     # an api-keys entry in an error-codes table
     reject(
@@ -246,6 +276,86 @@ def test_spec_name_wins_over_the_facts_with_a_warning(
     api_names = literal_assignment(registry_text, "API_NAMES")
     assert api_names[18] == "ApiVersions" and api_names[7] == "Seven"
     assert "# facts: names.json" in registry_text
-    # no error-codes table given: no error_codes module, and no codes anywhere else
-    assert not any(f.path == "error_codes.py" for f in files)
-    assert not any("ErrorCode" in f.text for f in files)
+    # The error codes the specs do not carry come from the tool's own table.
+    error_codes = next(f.text for f in files if f.path == "error_codes.py")
+    assert "# facts: error-codes.json" in error_codes
+    assert "    UNSUPPORTED_VERSION = 35\n" in error_codes
+
+
+def test_facts_none_still_generates_empty_tables(tmp_path: Path) -> None:
+    """--facts none: no bundled tables, yet error_codes and releases exist (the runtime
+    imports them), empty."""
+    specs = [p for p in SPECS.glob("*.json")]
+    files = {f.path: f.text for f in generate_files(specs, formatted=False, facts=None)}
+    assert "class ErrorCode(IntEnum):" in files["error_codes.py"]
+    assert " = 35" not in files["error_codes.py"]
+    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
+    assert "# facts:" not in files["registry.py"]
+    names = literal_assignment(files["registry.py"], "API_NAMES")
+    assert sorted(names) == [3, 18, 57]  # only what the specs name
+
+
+def test_facts_path_replaces_the_bundled_tables(tmp_path: Path) -> None:
+    (tmp_path / "codes.json").write_text(
+        json.dumps(
+            {
+                "facts": "error-codes",
+                "entries": [
+                    {"code": 7, "name": "SEVEN", "retriable": True, "description": "Seven."}
+                ],
+            }
+        )
+    )
+    specs = [p for p in SPECS.glob("*.json")]
+    files = {f.path: f.text for f in generate_files(specs, formatted=False, facts=tmp_path)}
+    assert "    SEVEN = 7\n" in files["error_codes.py"] and " = 35" not in files["error_codes.py"]
+    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
+
+
+def advertised_by_reading_the_files(folder: Path) -> dict[int, tuple[int, int]]:
+    """What a broker of this release advertises, read straight from the request files:
+    listeners with broker or zkBroker (or none, before 2.8), validVersions less an
+    unstable latest version."""
+    apis: dict[int, tuple[int, int]] = {}
+    for raw in load_path(folder):
+        data = raw.data
+        if data.get("type") != "request" or data["validVersions"].strip() == "none":
+            continue
+        listeners = data.get("listeners")
+        if listeners is not None and not {"broker", "zkBroker"} & set(listeners):
+            continue
+        text = data["validVersions"].strip()
+        lo, _, hi = text.partition("-")
+        top = int(hi or lo) - (1 if data.get("latestVersionUnstable") else 0)
+        if top >= int(lo):
+            apis[data["apiKey"]] = (int(lo), top)
+    return apis
+
+
+def test_broker_release_table_matches_the_corpora() -> None:
+    """specs/facts/broker-releases.json (tools/release_table.py) holds, for every release
+    corpus there is, exactly what that release's request files say."""
+    releases = {r.release: r for r in build_facts(load_path(FACTS)).broker_releases}
+    corpora = {p.name: p for p in corpus_folders() if p.name[0].isdigit()}
+    if not corpora:
+        pytest.skip("no ../shared/kafka-specs")
+    assert sorted(releases) == sorted(corpora)
+    for name, folder in corpora.items():
+        table = {key: (lo, hi) for key, lo, hi in releases[name].apis}
+        assert table == advertised_by_reading_the_files(folder), name
+    # Facts from the files, for a reader: 4.0 dropped LeaderAndIsr (4) and raised Produce
+    # to 3-12; only InitProducerId's newest version (6) is unstable in 4.2.1 (5 shipped).
+    assert 4 in dict((k, 0) for k, _, _ in releases["3.8.0"].apis)
+    assert 4 not in dict((k, 0) for k, _, _ in releases["4.0.2"].apis)
+    assert dict((k, (lo, hi)) for k, lo, hi in releases["4.0.2"].apis)[0] == (3, 12)
+    assert dict((k, (lo, hi)) for k, lo, hi in releases["4.2.1"].apis)[22] == (0, 5)
+
+
+def test_release_tool_check_is_up_to_date() -> None:
+    if not corpus_folders():
+        pytest.skip("no ../shared/kafka-specs")
+    tool = Path(__file__).resolve().parents[2] / "tools" / "release_table.py"
+    result = subprocess.run(
+        [sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

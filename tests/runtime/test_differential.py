@@ -28,7 +28,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from kafka_specgen.model import Message
-from tests.support.genpkg import GENERATED, SPECS, generate_package, kafka_python_specs, load_messages
+from tests.support.genpkg import (
+    GENERATED,
+    SPECS,
+    generate_package,
+    kafka_python_specs,
+    load_messages,
+)
 from tests.support.peers import Inexpressible, Kio, KafkaPython, Unsupported, strip_unknown_tags
 from tests.support.strategies import instances, message_class
 

@@ -210,9 +210,10 @@ def test_registry_names_every_key_up_to_the_newest() -> None:
 
 
 def test_package_without_facts_still_negotiates(tmp_path: Path) -> None:
-    """Generated from message specs only: names come from the specs, no ErrorCode."""
+    """Generated from message specs only (``--facts none``): names come from the specs,
+    no error codes."""
     specs = sorted(SPECS.glob("*.json"))
-    package = generate_package(specs, tmp_path, "nofacts_pkg")
+    package = generate_package(specs, tmp_path, "nofacts_pkg", facts=None)
     from nofacts_pkg import errors  # type: ignore[import-not-found]
     from nofacts_pkg import negotiation as neg  # type: ignore[import-not-found]
     from nofacts_pkg import registry as reg  # type: ignore[import-not-found]
@@ -221,6 +222,9 @@ def test_package_without_facts_still_negotiates(tmp_path: Path) -> None:
     assert reg.API_NAMES == {3: "Metadata", 18: "ApiVersions", 57: "UpdateFeatures"}
     assert reg.api_name(0) == "UNKNOWN(0)"
     assert not hasattr(errors, "ErrorCode")
+    from nofacts_pkg import error_codes  # type: ignore[import-not-found]
+
+    assert len(error_codes.ErrorCode) == 0
     assert neg.cluster_versions({"B1": B1, "B2": B2}) == {0: (1, 2), 1: (2, 3)}
     assert neg.decode_api_versions_response(DOWNGRADE_V0, 4).retry_version == 2
     with pytest.raises(errors.UnsupportedVersionError, match=r"^UNKNOWN\(0\): "):

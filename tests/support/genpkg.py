@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
-from kafka_specgen.library import generate_files, load_specs
+from kafka_specgen.library import BUNDLED_FACTS, generate_files, load_specs
 from kafka_specgen.format import write_package
 from kafka_specgen.model import Message
 
@@ -63,10 +63,15 @@ def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
 
 
 def generate_package(
-    spec_paths: Sequence[Path], out_dir: Path, package: str, *, formatted: bool = False
+    spec_paths: Sequence[Path],
+    out_dir: Path,
+    package: str,
+    *,
+    formatted: bool = False,
+    facts: Path | str | None = BUNDLED_FACTS,
 ) -> ModuleType:
     """Generate ``package`` into ``out_dir`` and import it (a fresh import every time)."""
-    files = generate_files(spec_paths, warn=False, formatted=formatted)
+    files = generate_files(spec_paths, warn=False, formatted=formatted, facts=facts)
     write_package(files, out_dir / package)
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
         del sys.modules[name]
