@@ -7,7 +7,7 @@ SPECS ?= specs
 OUT := generated
 PACKAGE := kafka_messages
 
-.PHONY: help setup generate check test lint clean fuzz regen-check capture
+.PHONY: help setup system-deps generate check test lint clean fuzz regen-check capture
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -27,8 +27,21 @@ generate: $(VENV)/.installed ## generate generated/kafka_messages from specs/ (o
 check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
 	$(SPECGEN) generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE) --check
 
-test: $(VENV)/.installed ## run every test (Spark, live broker and browser tests included)
+test: $(VENV)/.installed system-deps ## run every test (Spark, live broker and browser tests included)
 	$(PY) -m pytest -q
+
+# The pipeline's tests need Java 17+ (PySpark) and the report's test Debian's Chromium:
+# installed with apt-get where missing (as root), else one line says how.
+system-deps:
+	@java -version >/dev/null 2>&1 || $(call apt_install,openjdk-17-jre-headless default-jre-headless,java)
+	@command -v chromium >/dev/null 2>&1 || $(call apt_install,chromium,chromium)
+
+# $(call apt_install,PACKAGES (first that installs wins),COMMAND)
+apt_install = { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	echo "installing $(2) (Debian packages: $(1))"; apt-get update -qq && \
+	for p in $(1); do apt-get install -y -qq $$p >/dev/null && break; done; \
+	command -v $(2) >/dev/null 2>&1 || { echo "could not install $(2)"; exit 1; }; \
+	else echo "$(2) is missing: install it, e.g. sudo apt-get install $(firstword $(1))"; exit 1; fi; }
 
 lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool and on the generated package (whose runtime modules are the templates/runtime sources, byte for byte)
 	$(PY) -m black --check generator tests bench tools templates
@@ -85,7 +98,7 @@ compiled: $(VENV)/.installed ## mypyc build of generated/kafka_messages into bui
 test-compiled: compiled ## every test against the mypyc build (golden and differential included)
 	KAFKA_MESSAGES_COMPILED=1 $(PY) -m pytest -q
 
-# --- the pipeline's report, readiness and cluster test (appended) -----------------------------
+# --- the pipeline's report and cluster test ----------------------------------------------------
 .PHONY: report test-cluster
 # make pipeline decodes the golden captures with Kafka trunk's specs when ../shared has them
 # (they still have Produce v0-v2, so the legacy record batches are read), else kafka-python's.
@@ -94,7 +107,7 @@ PIPELINE_DECODE_SPECS = $(or $(wildcard ../shared/kafka-specs/trunk-2024-10/mess
 report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
 
-test-cluster: $(VENV)/.installed ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
+test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
 	$(PY) -m pytest -q tests/pipeline/cluster_pipeline.py
 
 .PHONY: bench-records

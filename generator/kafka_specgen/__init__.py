@@ -1,5 +1,14 @@
 """kafka-specgen: Kafka JSON message specs in, a typed pure-Python codec package out.
 
-The stages run in one direction: ``load`` -> ``schema`` -> ``model`` -> ``render`` ->
-``format``; ``cli`` wires them together.
+The stages run in one direction: ``load`` -> ``schema`` -> ``model`` -> ``plan`` ->
+``views`` -> ``render`` -> ``format`` (``facts`` reads the facts tables beside the specs);
+``library`` runs them, ``cli`` is the command line. Side tools that use a generated package
+or compare spec sets live in the subpackages ``diff``, ``broker_versions`` and ``pipeline``.
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("kafka-specgen")
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"

@@ -82,14 +82,14 @@ RESERVED_CLASS_NAMES = frozenset(
 )
 
 
-class NoDefault:
+class EmptyStruct:
     """Marks a struct-typed field whose default is a fresh empty instance."""
 
     def __repr__(self) -> str:
         return "EMPTY_STRUCT"
 
 
-EMPTY_STRUCT = NoDefault()
+EMPTY_STRUCT = EmptyStruct()
 
 
 @dataclass(frozen=True)

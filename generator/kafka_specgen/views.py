@@ -123,10 +123,6 @@ class FieldView:
     empty_const: str
     """``_X_DEFAULT``: a shared empty struct to compare against (struct fields only)."""
 
-    @property
-    def is_bool_literal(self) -> bool:
-        return self.literal in ("True", "False")
-
 
 @dataclass(frozen=True)
 class MessageFacts:

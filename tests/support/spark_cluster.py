@@ -1,6 +1,6 @@
 """A Spark standalone cluster on loopback, from pyspark's own ``bin/spark-class``: one
 master and N workers (``org.apache.spark.deploy.master.Master`` / ``...worker.Worker``),
-as ``../shared/docs/pipeline-notes.md`` describes.
+as Spark's standalone-mode documentation describes.
 
 ``with standalone_cluster(tmp, workers=2) as cluster:`` starts them, waits (bounded) until
 the master's web UI lists every worker as alive, and yields ``cluster.url``

@@ -22,11 +22,12 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import SpecError
+from .. import __version__
 from ..library import bundled_specs, cached_package
 
 CLIENT_ID = "kafka-specgen"
 SOFTWARE_NAME = "kafka-specgen"
-SOFTWARE_VERSION = "0.1.0"
+SOFTWARE_VERSION = __version__
 #: A reply larger than this is treated as garbage (ApiVersions/Metadata without topics
 #: are a few kilobytes).
 MAX_REPLY_BYTES = 16 * 1024 * 1024
