@@ -1033,3 +1033,27 @@ def test_common_struct_versions_and_sharing() -> None:
     a = message.root.fields[0]
     b = structs["Holder"].fields[0]
     assert a.struct is b.struct is structs["Thing"]
+
+
+def test_kafka_4_x_field_forms() -> None:
+    """Forms first seen in Kafka 4.x specs: a JSON null default on an array (4.2's
+    StreamsGroupMetadataValue, "no default": the empty array), also on a tagged field
+    without versions; nullableVersions starting below validVersions (4.1's
+    ShareFetchResponse records: "0" in a 1+ message)."""
+    fields = [
+        {"name": "Epochs", "type": "[]int32", "versions": "0+", "default": None},
+        {
+            "name": "Configs",
+            "type": "[]int32",
+            "taggedVersions": "2+",
+            "tag": 0,
+            "default": None,
+        },
+        {"name": "Records", "type": "records", "versions": "1+", "nullableVersions": "0+"},
+    ]
+    message = build_one(request(fields=fields, validVersions="1-3"))
+    epochs, configs, records = message.root.fields
+    assert epochs.default == [] and configs.default == []
+    assert configs.versions == Versions(2, MAX_VERSION).intersect(Versions(1, 3))
+    assert records.nullable_versions == Versions(0, MAX_VERSION)
+    assert records.nullable_everywhere and records.default is None
