@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import broker_versions, diff
+from . import __version__, broker_versions, diff
 from .errors import SpecError
 from .format import compare_package, write_package
 from .library import BUNDLED_FACTS, generate_files
@@ -58,7 +59,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         for line in differences:
             print(line)
         if differences:
-            print(f"{package_dir} is out of date: run `make generate`", file=sys.stderr)
+            specs = " ".join(f"--specs {path}" for path in args.specs)
+            print(
+                f"{package_dir} is out of date: regenerate it with `kafka-specgen generate "
+                f"{specs} --out {args.out} --package {args.package}`",
+                file=sys.stderr,
+            )
             return 1
         print(f"{package_dir} is up to date ({len(files)} files)")
         return 0
@@ -77,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kafka-specgen",
         description="Generate a typed pure-Python Kafka protocol package from JSON message specs.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
@@ -145,6 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except SpecError as exc:
         print(f"kafka-specgen: error: {exc}", file=sys.stderr)
         return 1

@@ -99,3 +99,22 @@ def test_the_pre_commit_hook_runs_the_drift_check(tmp_path: Path) -> None:
     assert main(args) == 0
     (tmp_path / "kafka_messages" / "metadata.py").write_text("# edited\n")
     assert main(args) == 1
+
+
+def test_version_comes_from_the_package_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.strip() == f"kafka-specgen {version('kafka-specgen')}"
+
+
+def test_check_names_the_tools_own_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = ROOT / "specs"
+    assert main(["generate", "--specs", str(specs), "--out", str(tmp_path), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "make generate" not in err
+    assert f"kafka-specgen generate --specs {specs} --out {tmp_path}" in err

@@ -30,7 +30,13 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("old", type=Path, metavar="OLD", help="the old spec set")
     parser.add_argument("new", type=Path, metavar="NEW", help="the new spec set")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for a terminal (default), json for tools, markdown for a changelog or a "
+        "pull request",
+    )
     parser.add_argument(
         "--fail-on-violation",
         action="store_true",
