@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import run  # noqa: E402
 from bench.cases import CASES, FrameSet  # noqa: E402
-from tests.support.genpkg import SPECS, newest_corpus  # noqa: E402
+from tests.support.genpkg import SPECS, full_version_corpus  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     elif case.package == "kp":
         side = run.Side(run.kp_package(log), [run.kp_corpus()])
     else:
-        side = run.Side(run.generated_package(case.package, log), [newest_corpus()])
+        side = run.Side(run.generated_package(case.package, log), [full_version_corpus()])
     if isinstance(case, FrameSet):
         bodies = side.frames(case).bodies
         objs = [(b.cls.decode(b.data, b.version), b.version) for b in bodies]

@@ -80,7 +80,7 @@ from tests.support.genpkg import (  # noqa: E402
     SPECS,
     kafka_python_specs,
     load_messages,
-    newest_corpus,
+    full_version_corpus,
 )
 from tests.support.peers import Inexpressible, KafkaPython, Kio, Unsupported  # noqa: E402
 
@@ -126,7 +126,7 @@ def kp_corpus() -> Path:
 #: side label -> (package name, its spec corpus).
 GENERATED_SIDES: dict[str, tuple[str, Callable[[], Path]]] = {
     "kp": (KP_PACKAGE, kp_corpus),  # kafka-python 3.0.12's specs: Produce, Fetch
-    "newest": ("newest_bench_messages", newest_corpus),  # reads every golden frame
+    "newest": ("newest_bench_messages", full_version_corpus),  # reads every golden frame
 }
 
 

@@ -194,7 +194,7 @@ def test_frame_set_compiled_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     # A frame set with the newest corpus's package, a slice of the golden bodies, and a copy
     # of the package under another name in the compiled build's place: run.py's path for
     # it (checked body by body, timed in the same loops, reported).
-    side = run.Side(run.generated_package("newest", print), [run.newest_corpus()])
+    side = run.Side(run.generated_package("newest", print), [run.full_version_corpus()])
     stand_in = "newest_bench_messages_smoke_copy"
     shutil.copytree(side.source, tmp_path / stand_in, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.syspath_prepend(str(tmp_path))

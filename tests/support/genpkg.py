@@ -51,6 +51,13 @@ def newest_corpus() -> Path:
     return releases[-1] if releases else kafka_python_specs()
 
 
+def full_version_corpus() -> Path:
+    """The newest corpus that still has every version the golden captures use (Kafka 4.0
+    removed Produce v0-2, Fetch v0-3, ...): trunk-2024-10, else the newest there is."""
+    trunk = CORPORA / "trunk-2024-10"
+    return trunk if trunk.is_dir() else newest_corpus()
+
+
 def kafka_python_specs() -> Path:
     """The spec files inside the installed kafka-python (the fallback corpus)."""
     import kafka
