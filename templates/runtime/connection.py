@@ -358,51 +358,59 @@ def guess_release(
     """Which release of ``table`` (name -> api key -> (min, max), oldest first) a broker
     advertising ``versions`` is, in the forms of franz-go's ``kversion.VersionGuess``.
 
-    Each release is compared in turn: the broker is *over* it when it has a newer range of
-    some API (a higher max or min, or a key the release lacks that a later one has), *under*
-    it when it has an older one. Over every release so far: keep going; under the first: it
-    is older; exactly equal: that release. A key no release has counts as newer (vendor
-    additions); a key the release has and later releases dropped counts as newer too.
+    Releases are compared in turn. Against each, every API the broker advertises differently
+    says *newer* (it matches a later release, or has a higher max or min, or is a key no
+    release has), *older* (it matches an earlier release, or is lower, or is missing while
+    the release has it) or *either* (a key missing here that a later release dropped: the
+    broker predates its addition or follows its removal). Newer or either: go on to the next
+    release; older: the broker is older than this one; both newer and older: a mix no
+    release has ("not exact"); all equal: this release.
     """
     names = list(table)
     if not names:
         return ReleaseGuess("unknown")
-    newest = table[names[-1]]
+    rows = [table[name] for name in names]
+    keys = set(versions).union(*rows)
     last: str | None = None
     for position, name in enumerate(names):
-        release = table[name]
-        later = [table[n] for n in names[position + 1 :]]
-        under = over = False
-        for key, (low, high) in versions.items():
-            expected = release.get(key)
-            if expected is None:
-                earlier = any(key in table[n] for n in names[:position])
-                if earlier and not any(key in r for r in later):
-                    under = True  # removed by this release: the broker predates the removal
-                else:
-                    over = True  # added later, or a key no release has (a vendor's)
+        under = over = vague = False
+        for key in keys:
+            have = versions.get(key)
+            if have == rows[position].get(key):
                 continue
-            if high > expected[1] or low > expected[0]:
-                over = True
-            if high < expected[1] or low < expected[0]:
-                under = True
-        for key in release.keys() - versions.keys():
-            if key in newest or not later:
-                under = True  # the broker lacks a key this release (and the newest) has
-            else:
-                over = True  # removed after this release: the broker is past the removal
+            older, newer = _direction(have, [row.get(key) for row in rows], position)
+            under, over = under or (older and not newer), over or (newer and not older)
+            vague = vague or (older and newer)
         if under and over:
-            if last is None:
-                return ReleaseGuess("unknown")
-            return ReleaseGuess("not exact, between", last, name)
+            return ReleaseGuess("unknown" if last is None else "not exact, between", last, name)
         if under:
-            if last is None:
-                return ReleaseGuess("older than", None, name)
-            return ReleaseGuess("between", last, name)
-        if not over:
+            return ReleaseGuess("older than" if last is None else "between", last, name)
+        if not over and not vague:
             return ReleaseGuess("exact", name)
         last = name
     return ReleaseGuess("at least", last)
+
+
+def _direction(
+    have: VersionRange | None, history: list[VersionRange | None], position: int
+) -> tuple[bool, bool]:
+    """(older, newer): how a broker's range of one API, ``have`` (None: not advertised),
+    compares with release ``position`` of ``history`` (that API's range in each release).
+    Both True: it cannot tell (both values are seen, before and after)."""
+    earlier, later = history[:position], history[position + 1 :]
+    # Every API was absent once: before its first release, inside the table or before it.
+    matches_earlier = have is None or have in earlier
+    matches_later = have in later
+    if matches_earlier or matches_later:
+        return matches_earlier, matches_later
+    assert have is not None
+    want = history[position]
+    if want is None:  # a range no release has, of an API this release lacks
+        removed = any(h is not None for h in earlier) and all(h is None for h in later)
+        return removed, not removed
+    older = have[1] < want[1] or have[0] < want[0]
+    newer = have[1] > want[1] or have[0] > want[0]
+    return older, newer
 
 
 def expects_response(request: Request) -> bool:
@@ -622,7 +630,14 @@ class ClientConnection:
         entry = API_KEYS.get(api_key)
         if entry is None:
             raise UnsupportedVersionError(f"this package has no API with key {api_key}")
+        # A version still under development (latestVersionUnstable) may change shape before
+        # it is released: only ``version=`` sends it.
         high = entry.max_version - (1 if entry.latest_version_unstable else 0)
+        if high < entry.min_version:
+            raise UnsupportedVersionError(
+                f"{entry.name}: this package has only the unstable version {entry.max_version} "
+                "(send it with version=)"
+            )
         ours = negotiation.intersect((entry.min_version, high), self.policy.get(api_key, _ANY))
         if ours is None:
             raise UnsupportedVersionError(
@@ -650,7 +665,10 @@ class ClientConnection:
             self._send_api_versions(min(entry.max_version, policy[1]), now)
         else:
             self._versions = dict(self._configured)
-            self._after_versions(now, events)
+            try:
+                self._after_versions(now, events)
+            except _Failure as failure:
+                self._fail(events, failure.cause, failure.reason)
         return events
 
     def send(
