@@ -987,7 +987,12 @@ def test_handshaking_client_survives_any_bytes(k: SimpleNamespace, data: st.Data
     if raw:  # into the raw-token mode first
         conn.receive_data(reply(k, header, k.hs.SaslHandshakeResponse(0, [name])), 0.0)
     frames = response_frames([header.correlation_id, header.correlation_id + 1])
-    feed(k, conn, data.draw(chunks_of(frames)), (k.C.Ready, k.C.Throttled, k.C.ConnectionFailed))
+    feed(
+        k,
+        conn,
+        data.draw(chunks_of(frames)),
+        (k.C.Ready, k.C.Throttled, k.C.ConnectionFailed, k.C.ConnectionClosed),
+    )
 
 
 @settings(
@@ -999,7 +1004,12 @@ def test_negotiating_client_survives_any_bytes(k: SimpleNamespace, data: st.Data
     conn.start(0.0)
     [(header, _)] = sent(k, conn)
     frames = response_frames([header.correlation_id])
-    feed(k, conn, data.draw(chunks_of(frames)), (k.C.Ready, k.C.Throttled, k.C.ConnectionFailed))
+    feed(
+        k,
+        conn,
+        data.draw(chunks_of(frames)),
+        (k.C.Ready, k.C.Throttled, k.C.ConnectionFailed, k.C.ConnectionClosed),
+    )
 
 
 @settings(
