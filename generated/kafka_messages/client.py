@@ -80,15 +80,18 @@ class Client:
         """Wait for bytes or the next deadline, whichever comes first, and handle them."""
         conn = self.connection
         deadline = conn.next_deadline()
-        self._sock.settimeout(None if deadline is None else max(deadline - time.monotonic(), 0))
-        try:
-            data: bytes | None = self._sock.recv(65536)
-        except TimeoutError:
-            data = None
+        wait = None if deadline is None else deadline - time.monotonic()
+        data: bytes | None = None
+        if wait is None or wait > 0:
+            self._sock.settimeout(wait)
+            try:
+                data = self._sock.recv(65536)
+            except TimeoutError:
+                pass
+            except OSError:  # a reset is a close, as far as the protocol is concerned
+                data = b""
         now = time.monotonic()
-        events = conn.handle_timer(now) if data is None else conn.receive_data(data, now)
-        self._sock.sendall(conn.data_to_send())
-        self._handle(events)
+        self._handle(conn.handle_timer(now) if data is None else conn.receive_data(data, now))
 
     def _handle(self, events: list[Event]) -> None:
         for event in events:

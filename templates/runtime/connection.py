@@ -82,7 +82,6 @@ SASL_HANDSHAKE = 17
 API_VERSIONS = 18
 SASL_AUTHENTICATE = 36
 UNSUPPORTED_VERSION = 35
-UNSUPPORTED_SASL_MECHANISM = 33
 
 DEFAULT_POLICY: Mapping[int, VersionRange] = {
     # Versions 4+ are for brokers only (KIP-890); the spec says so in a comment alone.
@@ -398,7 +397,8 @@ def _direction(
     compares with release ``position`` of ``history`` (that API's range in each release).
     Both True: it cannot tell (both values are seen, before and after)."""
     earlier, later = history[:position], history[position + 1 :]
-    # Every API was absent once: before its first release, inside the table or before it.
+    # "Not advertised" always matches the past: every API was absent before it was added,
+    # if not in an earlier release of the table then in one before the table starts.
     matches_earlier = have is None or have in earlier
     matches_later = have in later
     if matches_earlier or matches_later:
@@ -454,7 +454,6 @@ _USER = "user"
 _API_VERSIONS = "ApiVersions"
 _SASL_HANDSHAKE = "SaslHandshake"
 _SASL_AUTHENTICATE = "SaslAuthenticate"
-_RAW_SASL = "SASL token"
 
 
 class _Pending:
@@ -584,7 +583,8 @@ class ClientConnection:
     @property
     def in_flight(self) -> int:
         """Requests written and waiting for their response."""
-        return sum(1 for p in self._in_flight.values() if p.purpose == _USER)
+        # Handshake requests are the only ones before Ready, the caller's the only ones after.
+        return len(self._in_flight) if self._state is ConnectionState.READY else 0
 
     @property
     def queued(self) -> int:
@@ -655,12 +655,12 @@ class ClientConnection:
             raise LocalProtocolError(f"start() on a connection that is {self._state.value}")
         events: list[Event] = []
         if self._configured is None:
-            self._state = ConnectionState.NEGOTIATING
             entry = API_KEYS.get(API_VERSIONS)
             if entry is None:
                 raise LocalProtocolError(
                     "this package has no ApiVersions: pass broker_versions= instead"
                 )
+            self._state = ConnectionState.NEGOTIATING
             policy = self.policy.get(API_VERSIONS, (0, entry.max_version))
             self._send_api_versions(min(entry.max_version, policy[1]), now)
         else:
@@ -819,7 +819,7 @@ class ClientConnection:
         buffer = self._buffer
         pos = 0
         try:
-            while len(buffer) - pos >= 4 and self._state is not ConnectionState.CLOSED:
+            while len(buffer) - pos >= 4:
                 (size,) = _INT32.unpack_from(buffer, pos)
                 # Judged from the 4-byte prefix alone: nothing of a huge frame is buffered.
                 if size < 0 or size > self.max_frame_size:

@@ -381,3 +381,38 @@ def test_sasl_logins_over_sockets_with_both_adapters(
     with pytest.raises(k.C.ConnectionFailedError) as raised:
         k.client.Client.connect(HOST, port, client_connection(k, sasl=wrong))
     assert raised.value.event.cause is k.C.FailureCause.AUTHENTICATION_FAILED
+
+
+def test_request_timeouts_with_both_adapters(k: SimpleNamespace) -> None:
+    # A broker that never answers Metadata: the request times out and the connection ends.
+    server = SocketBroker(lambda: Broker(k, everything(k), ignore=(3,)))
+    try:
+        options = {"request_timeout": 0.3}
+        with k.client.Client.connect(HOST, server.port, client_connection(k, **options)) as c:
+            started = time.monotonic()
+            with pytest.raises(k.C.RequestTimedOutError):
+                c.request(k.md.MetadataRequest(topics=None))
+            assert 0.3 <= time.monotonic() - started < 5
+            assert c.connection.state.value == "closed"
+
+        async def main() -> None:
+            client = await k.aio.AsyncClient.connect(
+                HOST, server.port, client_connection(k, **options)
+            )
+            try:
+                first = asyncio.ensure_future(client.request(k.md.MetadataRequest(topics=None)))
+                await asyncio.sleep(0.1)  # a later deadline for the second one
+                second = client.request(k.md.MetadataRequest(topics=None))
+                results = await asyncio.gather(first, second, return_exceptions=True)
+                # the first to expire times out; the other dies with the connection
+                assert [type(r).__name__ for r in results] == [
+                    "RequestTimedOutError",
+                    "ConnectionFailedError",
+                ]
+                assert results[1].event.cause is k.C.FailureCause.TIMED_OUT
+            finally:
+                await client.close()
+
+        asyncio.run(asyncio.wait_for(main(), 30))
+    finally:
+        server.stop()

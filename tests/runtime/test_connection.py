@@ -603,15 +603,18 @@ def test_throttle_and_in_flight_limit_are_separate_pauses(k: SimpleNamespace) ->
 class Broker:
     """A scripted broker on ``ServerConnection``: ApiVersions (with KIP-511), SaslHandshake,
     SaslAuthenticate or raw tokens, Metadata. ``mechanisms`` maps a mechanism name to a
-    server from ``sasl`` (``PlainServer``, ``ScramServer``)."""
+    server from ``sasl`` (``PlainServer``, ``ScramServer``); requests with an api key in
+    ``ignore`` get no answer."""
 
     def __init__(
         self,
         k: SimpleNamespace,
         versions: dict[int, tuple[int, int]],
         mechanisms: dict[str, Any] | None = None,
+        ignore: tuple[int, ...] = (),
     ) -> None:
         self.k = k
+        self.ignore = ignore
         self.versions = versions
         self.mechanisms = mechanisms or {}
         self.conn = k.C.ServerConnection()
@@ -632,6 +635,8 @@ class Broker:
                 self.conn.send_sasl_token(answer, last=self.exchange.complete)
             elif not isinstance(event, C.RequestReceived):
                 self.closed = True
+            elif event.api_key in self.ignore:
+                pass
             elif event.api_key == 18:
                 self.conn.send_api_versions(event, self.versions)
             elif event.api_key == 17:
