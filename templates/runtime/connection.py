@@ -1070,7 +1070,7 @@ class ClientConnection:
     def _fail(self, events: list[Event], cause: FailureCause, reason: str) -> None:
         unanswered = sorted(
             [p.correlation_id for p in self._in_flight.values() if p.purpose == _USER]
-            + [p.correlation_id for p in self._queue]
+            + [p.correlation_id for p in self._queue if p.expects_response]
         )
         self._close()
         events.append(ConnectionFailed(cause, reason, tuple(unanswered)))
