@@ -45,25 +45,64 @@ def mypyc_source(spec_paths: list[Path], folder: Path, package: str) -> Path:
     return folder / package
 
 
+def module_file(package_dir: Path, name: str) -> Path:
+    """The source of module ``name`` inside the package folder: ``__init__`` is the
+    package's own; a dotted name is in a subpackage (``records._batch``); a subpackage's own
+    module is its ``__init__.py`` (``records``)."""
+    if name == "__init__":
+        return package_dir / "__init__.py"
+    base = package_dir.joinpath(*name.split("."))
+    return base / "__init__.py" if base.is_dir() else base.parent / f"{base.name}.py"
+
+
+def package_modules(package_dir: Path) -> list[str]:
+    """Every module of the package folder, named as ``module_file`` takes them."""
+    names = []
+    for path in package_dir.rglob("*.py"):
+        parts = list(path.relative_to(package_dir).with_suffix("").parts)
+        if "__pycache__" in parts:
+            continue
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts.pop()
+        names.append(".".join(parts))
+    return sorted(names)
+
+
 def with_imports(package_dir: Path, modules: list[str]) -> list[str]:
     """``modules`` (names inside the package) plus every package module they import, directly
-    or not, plus ``__init__`` (imported with any of them). The generated packages import
-    each other only relatively (``from . import _wire``, ``from .errors import ...``)."""
-    seen = {"__init__"}
-    todo = list(modules)
+    or not, plus ``__init__`` (imported with any of them) and the ``__init__`` of each
+    subpackage on the way. The generated packages import each other only relatively
+    (``from . import _wire``, ``from .errors import ...``, ``from .. import _crc32c``)."""
+
+    def name_of(parts: list[str]) -> str:
+        return ".".join(parts) if parts else "__init__"
+
+    def exists(parts: list[str]) -> bool:
+        return module_file(package_dir, name_of(parts)).is_file()
+
+    seen: set[str] = set()
+    todo = ["__init__", *modules]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
-        tree = ast.parse((package_dir / f"{name}.py").read_text(encoding="utf-8"))
+        path = module_file(package_dir, name)
+        parts = [] if name == "__init__" else name.split(".")
+        todo += [name_of(parts[:i]) for i in range(1, len(parts))]  # its subpackages
+        here = parts if path.name == "__init__.py" else parts[:-1]  # the package it is in
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom) or node.level != 1:
+            if not isinstance(node, ast.ImportFrom) or not 1 <= node.level <= len(here) + 1:
                 continue
-            if node.module:  # from .errors import DecodeError
-                todo.append(node.module.split(".")[0])
+            base = here[: len(here) - node.level + 1]
+            if node.module:  # from .errors import DecodeError, from ._format import Record
+                base = base + node.module.split(".")
+                todo += [name_of(base[:i]) for i in range(1, len(base) + 1) if exists(base[:i])]
             else:  # from . import _wire
-                todo += [a.name for a in node.names if (package_dir / f"{a.name}.py").is_file()]
+                todo.append(name_of(base))
+            # the names imported may be modules of a package: from .. import _crc32c
+            todo += [name_of(base + [a.name]) for a in node.names if exists(base + [a.name])]
     return sorted(seen)
 
 
@@ -81,13 +120,18 @@ def build(source: Path, out: Path, package: str, modules: list[str] | None = Non
         shutil.rmtree(out)
     target = out / package
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
-    names = sorted(p.stem for p in target.glob("*.py")) if modules is None else sorted(modules)
-    missing = [m for m in names if not (target / f"{m}.py").is_file()]
+    names = package_modules(target) if modules is None else sorted(modules)
+    missing = [m for m in names if not module_file(target, m).is_file()]
     if missing:
         raise BuildError(f"no module(s) {', '.join(missing)} in {source}")
 
     proc = subprocess.run(
-        [sys.executable, "-m", "mypyc", *[f"{package}/{m}.py" for m in names]],
+        [
+            sys.executable,
+            "-m",
+            "mypyc",
+            *[module_file(target, m).relative_to(out).as_posix() for m in names],
+        ],
         cwd=out,
         capture_output=True,
         text=True,
@@ -139,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     out: Path = args.out.resolve()
     specs = args.specs or [SPECS]
     source = mypyc_source(specs, out.parent / f"{out.name}-src", "kafka_messages")
-    count = len(list(source.glob("*.py")))
+    count = len(package_modules(source))
     print(f"mypyc: compiling {count} modules in {out} ...", flush=True)
     try:
         compiled = build(source, out, "kafka_messages")

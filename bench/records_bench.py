@@ -1,4 +1,4 @@
-"""Benchmark of the record-batch runtime (``templates/runtime/records.py``, issue 13).
+"""Benchmark of the record-batch runtime (``templates/runtime/records/``, issue 13).
 
     python bench/records_bench.py [--quick] [--repeats N] [--no-compiled]
                                   [--json PATH] [--markdown PATH]
@@ -36,8 +36,8 @@ import platform
 import random
 import shutil
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
@@ -46,6 +46,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = ROOT / "templates" / "runtime"
 CACHE = ROOT / "build" / "records_bench"
+#: The runtime modules and subpackages the records need (``templates/runtime/<name>``).
 MODULES = ("__init__", "errors", "records", "_compression", "_crc32c")
 COMPILED_PACKAGE = "records_bench_mypyc"
 
@@ -86,28 +87,42 @@ def batches_of(records: Tuples) -> list[Tuples]:
 # --- the mypyc build -------------------------------------------------------------------------
 
 
-def compiled_runtime() -> tuple[ModuleType | None, str]:
-    """The runtime modules compiled with mypyc, under another package name: (records
-    module, note). Cached by a hash of the sources; None and why when it cannot be built."""
-    digest = hashlib.sha256()
+def runtime_sources() -> list[Path]:
+    """The files of ``MODULES`` (a module's, or each of a subpackage's) in templates/runtime."""
+    files = []
     for name in MODULES:
-        digest.update((RUNTIME / f"{name}.py").read_bytes())
+        folder = RUNTIME / name
+        if folder.is_dir():
+            files += sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+        else:
+            files.append(RUNTIME / f"{name}.py")
+    return files
+
+
+def compiled_runtime() -> tuple[ModuleType | None, str]:
+    """The runtime modules compiled with mypyc (all but ``__init__``), under another package
+    name: (records module, note). Cached by a hash of the sources; None and why when it
+    cannot be built."""
+    from bench.compile import BuildError, build, package_modules
+
+    sources = runtime_sources()
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.relative_to(RUNTIME).as_posix().encode())
+        digest.update(path.read_bytes())
     out = CACHE / digest.hexdigest()[:16]
-    target = out / COMPILED_PACKAGE
     if not (out / ".built").exists():
-        if out.exists():
-            shutil.rmtree(out)
-        target.mkdir(parents=True)
-        for name in MODULES:
-            shutil.copy(RUNTIME / f"{name}.py", target / f"{name}.py")
-        proc = subprocess.run(
-            [sys.executable, "-m", "mypyc", *[f"{COMPILED_PACKAGE}/{m}.py" for m in MODULES[1:]]],
-            cwd=out,
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode != 0:
-            return None, "mypyc build failed: " + (proc.stdout + proc.stderr)[-300:]
+        with tempfile.TemporaryDirectory() as tmp:
+            stage = Path(tmp) / COMPILED_PACKAGE
+            for path in sources:
+                copy = stage / path.relative_to(RUNTIME)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, copy)
+            names = [m for m in package_modules(stage) if m != "__init__"]
+            try:
+                build(stage, out, COMPILED_PACKAGE, names)
+            except BuildError as exc:
+                return None, "mypyc build failed: " + str(exc)[-300:]
         (out / ".built").touch()
     sys.path.insert(0, str(out))
     module = importlib.import_module(f"{COMPILED_PACKAGE}.records")

@@ -55,8 +55,16 @@ class GeneratedFile:
 
 
 def runtime_modules() -> list[str]:
-    """The names of the runtime modules (``templates/runtime/*.py``)."""
-    return sorted(path.stem for path in RUNTIME.glob("*.py"))
+    """The top-level names the runtime takes in a package: its modules
+    (``templates/runtime/*.py``) and its subpackages (folders there with an ``__init__.py``,
+    e.g. ``records``). No spec may generate a module of one of these names."""
+    return sorted(
+        {
+            path.stem if path.is_file() else path.name
+            for path in RUNTIME.iterdir()
+            if (path.suffix == ".py" and path.is_file()) or (path / "__init__.py").is_file()
+        }
+    )
 
 
 def docstring(text: str, indent: int = 0) -> str:
@@ -237,17 +245,31 @@ def table_files(
 
 
 def runtime_files(messages: list[Message]) -> list[GeneratedFile]:
-    """The hand-written runtime, copied verbatim (framing only with both headers)."""
+    """The hand-written runtime, copied verbatim (framing only with both headers): each
+    module, and each module of each subpackage at the same path inside the package, every
+    one behind ``RUNTIME_HEADER`` (``__pycache__`` left out), in sorted order."""
     headers = {m.name for m in messages if m.type == "header"}
     skip = set() if headers >= {"RequestHeader", "ResponseHeader"} else FRAMING_MODULES
+    sources: list[Path] = []
+    for name in runtime_modules():
+        if name in skip:
+            continue
+        folder = RUNTIME / name
+        if folder.is_dir():
+            sources += sorted(
+                path
+                for path in folder.rglob("*.py")
+                if "__pycache__" not in path.relative_to(RUNTIME).parts
+            )
+        else:
+            sources.append(RUNTIME / f"{name}.py")
     files = [
         GeneratedFile(
-            f"{name}.py",
-            RUNTIME_HEADER + (RUNTIME / f"{name}.py").read_text(encoding="utf-8"),
+            path.relative_to(RUNTIME).as_posix(),
+            RUNTIME_HEADER + path.read_text(encoding="utf-8"),
             formatted=True,
         )
-        for name in runtime_modules()
-        if name not in skip
+        for path in sources
     ]
     return files + [GeneratedFile("py.typed", "", formatted=True)]
 

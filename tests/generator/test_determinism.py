@@ -170,6 +170,20 @@ def test_every_generated_file_has_the_generated_header_naming_its_source() -> No
             facts = {"error_codes.py": "error-codes", "releases.py": "broker-releases"}
             assert path.name in facts, path.name
             assert f"# facts: facts/{facts[path.name]}.json" in lines[:5]
-    # every spec module is there, and every runtime module
+    # every spec module is there, and every runtime module and subpackage
     assert set(sources) <= {p.name for p in python_files}
-    assert runtime <= {p.stem for p in python_files}
+    subpackages = {name for name in runtime if (RUNTIME / name).is_dir()}
+    assert runtime - subpackages <= {p.stem for p in python_files}
+    # a runtime subpackage: the same modules, each a verbatim copy behind the header
+    for name in sorted(subpackages):
+        copies = {
+            p.relative_to(package).as_posix(): p.read_text(encoding="utf-8")
+            for p in (package / name).rglob("*.py")
+            if "__pycache__" not in p.parts
+        }
+        sources_of = {
+            p.relative_to(RUNTIME).as_posix(): RUNTIME_HEADER + p.read_text(encoding="utf-8")
+            for p in (RUNTIME / name).rglob("*.py")
+            if "__pycache__" not in p.parts
+        }
+        assert copies and copies == sources_of, f"{name}/ is not a verbatim copy"

@@ -23,7 +23,9 @@ def write_data_spec(folder: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["Registry", "ErrorCodes", "Framing", "Negotiation", "Errors", "Headers"]
+    # Records: a runtime subpackage (templates/runtime/records/)
+    "name",
+    ["Registry", "ErrorCodes", "Framing", "Negotiation", "Errors", "Headers", "Records"],
 )
 def test_a_spec_cannot_take_a_runtime_module_name(tmp_path: Path, name: str) -> None:
     write_data_spec(tmp_path, name)

@@ -1,4 +1,4 @@
-"""The record-batch runtime (``templates/runtime/records.py``, issue 13).
+"""The record-batch runtime (``templates/runtime/records/``, issue 13).
 
 - golden captures: every records field decodes, agrees with kafka-python's and aiokafka's
   readers, and every uncompressed magic-2 batch rebuilds byte-exact;
@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from kafka_messages import _compression, _crc32c
 from kafka_messages import records as R
+from kafka_messages.records._builder import _put_message
 from kafka_messages.errors import DecodeError
 from tests.support import fuzz_records, records_corpus, records_tables
 from tests.support.records_corpus import T0, aiokafka_read, kafka_python_read, ours_read
@@ -802,13 +803,13 @@ def test_malformed_legacy() -> None:
     # a wrapper whose inner message is a compressed wrapper itself
     inner = R.build_legacy([R.Record(0, T0, None, b"v")], magic=1, compression=R.Compression.GZIP)
     wrapper = bytearray()
-    R._put_message(wrapper, 1, 0, R.Compression.GZIP, T0, None, gzip.compress(inner))
+    _put_message(wrapper, 1, 0, R.Compression.GZIP, T0, None, gzip.compress(inner))
     assert "compressed again" in corrupt(bytes(wrapper)).reason
     empty = bytearray()
-    R._put_message(empty, 1, 0, R.Compression.GZIP, T0, None, gzip.compress(b""))
+    _put_message(empty, 1, 0, R.Compression.GZIP, T0, None, gzip.compress(b""))
     assert "empty" in corrupt(bytes(empty)).reason
     null = bytearray()
-    R._put_message(null, 0, 0, R.Compression.GZIP, T0, None, None)
+    _put_message(null, 0, 0, R.Compression.GZIP, T0, None, None)
     assert "null value" in corrupt(bytes(null)).reason
 
 

@@ -1,4 +1,4 @@
-"""A mutation fuzzer for the record-batch reader (``templates/runtime/records.py``).
+"""A mutation fuzzer for the record-batch reader (``templates/runtime/records/``).
 
 Seeds are valid records fields: every batch kind ``tests/support/records_corpus.py`` builds (each
 codec, magic 0/1/2, control, empty and LogAppendTime batches) and the records field of
@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 
 from kafka_messages import _compression
 from kafka_messages import records as R
+from kafka_messages.records._builder import _put_message
 from tests.support import records_corpus
 
 LIMIT = 1 << 20  # decompression cap while fuzzing: a mutant may not blow up memory
@@ -245,7 +246,7 @@ def mutate_inside_legacy(
         return None
     mutated, kind = mutate_bytes(plain, rng)
     wrapper = bytearray()
-    R._put_message(
+    _put_message(
         wrapper,
         batch.magic,
         batch.base_offset,
