@@ -6,12 +6,13 @@ Generates the mypyc flavour of the specs (``kafka-specgen generate --flavour myp
 same templates, with native constructors and librt reads) into
 ``build/compiled/kafka_messages`` and compiles every module there with mypyc (C extensions
 next to the sources; an extension wins over the ``.py`` on import), then checks that each
-module really imports as an extension. The pure-Python package in ``generated/`` stays the
-default everywhere;
+module really imports as an extension (runtime subpackages such as ``records`` included). The
+pure-Python package in ``generated/`` stays the default everywhere;
 ``KAFKA_MESSAGES_COMPILED=1 make test`` (see ``tests/conftest.py``) runs the tests against
-this build. ``bench/run.py`` benchmarks the same build: it calls ``build`` below to compile
-the same sources under another package name (``kafka_messages_mypyc``) into its own cache, so
-that the pure-Python and the compiled package can be imported side by side in one process.
+this build. ``bench/run.py`` benchmarks the same build: ``bench/sides.py`` calls ``build``
+below to compile the same sources under another package name (``kafka_messages_mypyc``) into
+its own cache, so that the pure-Python and the compiled package can be imported side by side
+in one process.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ frame set in a subprocess (writing to a temp folder, not over ``bench/results.js
 checks the report's shape, that our bytes and both peers' bytes were identical, and how the
 golden bodies were shared out among the peers. The mypyc build of the whole package takes
 ~40 s, too long here: the compiled path is checked with a build of two small modules instead
-(~6 s), through ``bench/compile.py``'s ``build`` and ``bench/run.py``'s own functions, and a
+(~6 s), through ``bench/compile.py``'s ``build`` and the functions ``bench/run.py`` calls, and a
 frame set's compiled path with a copy of the package under another name. The generation
 timing runs on the repo's three specs (the trunk corpus takes ~30 s) to check that its cold
 run really starts from an empty formatting cache. No assertion looks at a timing.
@@ -21,10 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from bench import run
-from bench.cases import FrameSet, Frames
-from bench.compile import BuildError, build, with_imports
-from tests.support.genpkg import CORPORA
+from bench import common, measure, prepared, report, sides, timing
+from bench.cases import CASES, FrameSet, Frames
+from bench.compile import BuildError, build, package_modules, with_imports
+from tests.support.genpkg import CORPORA, SPECS, full_version_corpus
+from tests.support.peers import KafkaPython, Kio
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "generated" / "kafka_messages"
@@ -88,7 +89,7 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
 
     # FetchResponse v16 (topic ids) is expressed by both peers, byte for byte.
     fetch = results["cases"]["fetch_response_v16"]
-    assert fetch["package"] == run.KP_PACKAGE
+    assert fetch["package"] == common.KP_PACKAGE
     assert fetch["identical"] == {"kio": True, "kafka_python": True}
     assert set(fetch["timings"]["decode"]) == {"ours", "kio", "kafka_python"}
 
@@ -138,6 +139,15 @@ def test_with_imports_follows_relative_imports() -> None:
         "metadata",
     ]
     assert with_imports(SOURCE, ["errors"]) == ["__init__", "errors"]
+    # a module of a runtime subpackage brings its package's __init__, its siblings it
+    # imports, and what it imports from the package above (from .. import _compression)
+    records = with_imports(SOURCE, ["records._batch"])
+    assert {"records", "records._format", "records._codecs", "_compression"} <= set(records)
+    assert {"_compression.lz4", "_compression.zstd", "_crc32c", "errors"} <= set(records)
+    assert "records._builder" in records  # records/__init__ imports every part
+    assert "metadata" not in records
+    assert package_modules(SOURCE) == sorted(package_modules(SOURCE))
+    assert {"records", "records._batch", "_compression.gzip"} <= set(package_modules(SOURCE))
 
 
 def test_compiled_build_is_benchmarked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,17 +161,17 @@ def test_compiled_build_is_benchmarked(tmp_path: Path, monkeypatch: pytest.Monke
 
     # run.py's path for the compiled build: checked against the pure-Python build, timed
     # in the same loops, reported in the targets and the tables.
-    side = run.Side("kafka_messages", sorted(run.SPECS.glob("*.json")))
+    side = sides.Side("kafka_messages", sorted(SPECS.glob("*.json")))
     side.compiled = package
-    case = run.CASES["api_versions_request_v3"]
-    prep = run.prepare(case, side, {})
+    case = CASES["api_versions_request_v3"]
+    prep = prepared.prepare(case, side, {})
     assert set(prep.decoders) == {"ours", "ours_compiled"}
     assert prep.decoders["ours_compiled"]().to_dict() == prep.decoders["ours"]().to_dict()
-    timings = run.time_case(prep, repeats=1, target_ns=1e5)
+    timings = timing.time_case(prep, repeats=1, target_ns=1e5)
     compiled = timings["decode"]["ours_compiled"]
     assert "speedup_vs_ours" in compiled and "speedup_vs_kio" not in compiled
     results = {
-        "machine": run.machine(),
+        "machine": measure.machine(),
         "options": {"quick": True, "repeats": 1},
         "compiled": {"repo": {"package": package, "modules": ["__init__", "errors"]}},
         "cases": {
@@ -174,8 +184,8 @@ def test_compiled_build_is_benchmarked(tmp_path: Path, monkeypatch: pytest.Monke
             }
         },
     }
-    results["targets"] = run.targets(results)
-    markdown = run.markdown(results)
+    results["targets"] = report.targets(results)
+    markdown = report.markdown(results)
     assert "| case | ours | ours (mypyc) | kio |" in markdown
     assert f"`{package}` (2 modules compiled)" in markdown
 
@@ -194,47 +204,46 @@ def test_frame_set_compiled_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     # A frame set with the newest corpus's package, a slice of the golden bodies, and a copy
     # of the package under another name in the compiled build's place: run.py's path for
     # it (checked body by body, timed in the same loops, reported).
-    side = run.Side(run.generated_package("newest", print), [run.full_version_corpus()])
+    side = sides.Side(sides.generated_package("newest", print), [full_version_corpus()])
     stand_in = "newest_bench_messages_smoke_copy"
     shutil.copytree(side.source, tmp_path / stand_in, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.syspath_prepend(str(tmp_path))
     side.compiled = stand_in
-    golden = run.CASES["golden_frames"]
+    golden = CASES["golden_frames"]
     assert isinstance(golden, FrameSet)
     every = side.frames(golden)
     case = FrameSet("golden_slice", "newest", lambda _: Frames(every.bodies[::10], 0), "slice")
-    prep = run.prepare_set(case, side, {"kio": run.Kio(), "kafka_python": run.KafkaPython()})
+    prep = prepared.prepare_set(case, side, {"kio": Kio(), "kafka_python": KafkaPython()})
     n = len(prep.frames.bodies)
     assert prep.used("decode", "ours") == prep.used("decode", "ours_compiled") == n
     assert prep.used("encode", "ours_compiled") == n
-    timings = run.time_case(prep, repeats=1, target_ns=1e5)
-    for op in run.OPS:
+    timings = timing.time_case(prep, repeats=1, target_ns=1e5)
+    for op in prepared.OPS:
         compiled = timings[op]["ours_compiled"]
         assert compiled["bodies"] == n
         assert {"speedup_vs_ours", "speedup_vs_kio", "speedup_vs_kafka_python"} <= compiled.keys()
-    entry = run.frame_set_entry(prep, side)
+    entry = prepared.frame_set_entry(prep, side)
     entry["timings"] = timings
     entry["frames"]["parts"] = prep.timed_parts
     results = {
-        "machine": run.machine(),
+        "machine": measure.machine(),
         "options": {"quick": True, "repeats": 1},
         "compiled": {"newest": {"package": stand_in, "modules": []}},
         "cases": {case.id: entry},
     }
-    results["targets"] = run.targets(results)
+    results["targets"] = report.targets(results)
     assert {row["key"] for row in results["targets"]} >= {"decode_compiled_kio", "encode"}
-    markdown = run.markdown(results)
+    markdown = report.markdown(results)
     assert "| golden_slice | slice |" in markdown and "ours (mypyc) vs kio" in markdown
 
 
-def test_generation_is_timed_cold_and_sized(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generation_is_timed_cold_and_sized() -> None:
     # The repo's three specs stand in for the trunk corpus (the same command, ~1 s).
-    monkeypatch.setattr(run, "TRUNK", run.SPECS)
-    gen = run.generation_time(1)
+    gen = measure.generation_time(1, SPECS)
     assert gen["cold_cache"]["ok"], gen["cold_cache"]
     (check,) = gen["cold_cache"]["runs"]
     assert check["entries_before"] == 0 and check["entries_after"] > 0 and gen["modules"] > 5
     assert gen["py_bytes"] > 50_000
-    rows = {row["key"]: row for row in run.targets({"cases": {}, "generate": gen})}
+    rows = {row["key"]: row for row in report.targets({"cases": {}, "generate": gen})}
     assert rows["size"]["met"] is True and f"{gen['py_bytes']:,} bytes" in rows["size"]["value"]
     assert rows["generate"]["met"] is not None
