@@ -20,6 +20,7 @@ Blocks that are not meant to run are fenced ```text or ```sh. Other spellings of
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import traceback
@@ -119,8 +120,8 @@ def isolated(folder: Path) -> Iterator[None]:
     finally:
         sys.path[:] = path
         for name, module in list(sys.modules.items()):
-            file = getattr(module, "__file__", None) or ""
-            if file.startswith(str(folder)):
+            file = getattr(module, "__file__", None)
+            if file and Path(os.path.abspath(file)).is_relative_to(folder):
                 del sys.modules[name]
 
 
@@ -160,5 +161,5 @@ def test_python_block(
     monkeypatch.chdir(tmp_path)
     # A block that generates a package through the library caches into the session's temp.
     monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
-    with isolated(tmp_path):
+    with isolated(tmp_path.resolve()):
         run_block(Block(block.path, block.line, block.language, source), {"__name__": "__main__"})
