@@ -99,7 +99,9 @@ def test_every_python_example_is_marked_python() -> None:
 def test_a_broken_block_fails() -> None:
     """The runner reports a failing block with its file and line."""
     broken = Block(ROOT / "README.md", 7, "python", "x = 1\nraise ValueError('no')\n")
-    with pytest.raises(pytest.fail.Exception, match=r"README\.md:7: .*ValueError: no") as info:
+    with pytest.raises(
+        pytest.fail.Exception, match=r"README\.md:7: .* at line 8 ValueError: no"
+    ) as info:
         run_block(broken, {})
     assert 'README.md", line 8' in str(info.value)
 
@@ -130,17 +132,21 @@ def run_block(block: Block, namespace: dict[str, object]) -> None:
     lines point into the Markdown file."""
     # Blank lines in front make the line numbers of the compiled code those of the file.
     code = compile("\n" * (block.line - 1) + block.source, str(block.path), "exec")
+    failure: str | None = None
     try:
         exec(code, namespace)
     except BaseException as exc:  # noqa: BLE001 - SystemExit from a block is a failure too
         if isinstance(exc, KeyboardInterrupt):
             raise
-        frames = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        pytest.fail(
-            f"{block.where}: the ```python block raised {type(exc).__name__}: {exc}\n"
-            + "".join(frames[1:]),
-            pytrace=False,
+        tb = exc.__traceback__.tb_next if exc.__traceback__ else None  # from the block on
+        lines = [f.lineno for f in traceback.extract_tb(tb) if f.filename == str(block.path)]
+        at = f" at line {lines[-1]}" if lines else ""
+        failure = (
+            f"{block.where}: the ```python block raised{at} {type(exc).__name__}: {exc}\n"
+            + "".join(traceback.format_exception(type(exc), exc, tb))
         )
+    if failure is not None:
+        pytest.fail(failure, pytrace=False)
 
 
 @pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=[b.where for b in PYTHON_BLOCKS])
