@@ -1,6 +1,6 @@
 """The pipeline on a real Spark standalone cluster: a master and two workers on loopback,
 started from pyspark's own ``bin/spark-class`` (``tests/support/spark_cluster.py``), the job
-submitted with ``spark-submit pipeline/submit.py`` as the README's cluster recipe says.
+submitted with ``spark-submit generator/kafka_specgen/pipeline/submit.py`` as docs/pipeline.md says.
 Its tables must equal those of a local-mode run of the same command over the same input:
 nothing lost, the same counts, the same rows.
 
@@ -35,7 +35,7 @@ from tests.pipeline.test_pipeline_reassembly import (
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
-SUBMIT = ROOT / "pipeline" / "submit.py"
+SUBMIT = ROOT / "generator" / "kafka_specgen" / "pipeline" / "submit.py"
 FILES = (
     "kafka_python_magic0_snappy.jsonl",
     "kafka_python_magic1_gzip.jsonl",
