@@ -39,8 +39,9 @@ RUNTIME = TEMPLATES / "runtime"
 RUNTIME_HEADER = (
     "# kafka-specgen runtime, copied verbatim into every generated package — do not edit\n"
 )
-#: Runtime modules a package gets only when it has the request and response headers.
-FRAMING_MODULES = frozenset({"framing"})
+#: Runtime modules a package gets only when it has the request and response headers:
+#: framing and everything built on it.
+FRAMING_MODULES = frozenset({"framing", "connection", "client", "aio"})
 #: Rendered modules that are not one API each.
 RENDERED_MODULES = frozenset({"registry", "error_codes", "releases"})
 
