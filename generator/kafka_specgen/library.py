@@ -11,6 +11,7 @@ import importlib
 import shutil
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Callable, Sequence
@@ -100,25 +101,47 @@ def bundled_specs() -> Path:
     return package_folder("specs")
 
 
-def cached_package(spec_paths: Sequence[Path]) -> ModuleType:
-    """The package generated from ``spec_paths``, imported; generated once per spec set
-    and tool version into the cache folder and reused (tools that only need a package to
-    talk with, such as broker-versions, call this on every run)."""
+@dataclass(frozen=True)
+class GeneratedPackage:
+    """A package generated from a spec set, written to disk and importable: the one
+    handle through which the tools that talk Kafka (broker-versions, fake-broker, the
+    pipeline) and the tests reach generated code."""
+
+    name: str
+    folder: Path
+    """The folder holding the package (what goes on ``sys.path``)."""
+
+    @property
+    def path(self) -> Path:
+        """The package's own folder."""
+        return self.folder / self.name
+
+    def has(self, module: str) -> bool:
+        """Whether the package has ``module`` (e.g. ``framing`` needs both headers)."""
+        return (self.path / f"{module}.py").is_file() or (self.path / module).is_dir()
+
+    def module(self, module: str = "") -> ModuleType:
+        """Import the package, or one of its modules (``registry``, ``connection``, ...)."""
+        if str(self.folder) not in sys.path:
+            sys.path.insert(0, str(self.folder))
+        return importlib.import_module(f"{self.name}.{module}" if module else self.name)
+
+
+def generated_package(spec_paths: Sequence[Path]) -> GeneratedPackage:
+    """The package generated from ``spec_paths``, generated once per spec set and tool
+    version into the cache folder and reused: tools call this on every run."""
     key = spec_set_key(spec_paths)
-    name = f"kafka_messages_{key[:12]}"
-    folder = cache_dir() / "packages" / key[:16]
-    if not (folder / name / "registry.py").is_file():
+    package = GeneratedPackage(f"kafka_messages_{key[:12]}", cache_dir() / "packages" / key[:16])
+    if not (package.path / "registry.py").is_file():
         files = generate_files(spec_paths, warn=False, formatted=False)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder.parent))
-        write_package(files, staging / name)
+        package.folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=package.folder.parent))
+        write_package(files, staging / package.name)
         try:
-            staging.rename(folder)
+            staging.rename(package.folder)
         except OSError:  # another run got there first: its copy is the same
             shutil.rmtree(staging, ignore_errors=True)
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    return importlib.import_module(name)
+    return package
 
 
 def spec_set_key(spec_paths: Sequence[Path]) -> str:

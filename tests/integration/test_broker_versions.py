@@ -7,7 +7,6 @@ and silence.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import socket
@@ -21,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kafka_specgen.cli import main
-from kafka_specgen.library import cached_package
+from kafka_specgen.library import generated_package
 from tests.support import genpkg
 from tests.support.tansu import TansuHandle, free_port, tansu  # noqa: F401  (the fixture)
 
@@ -177,9 +176,9 @@ def test_judged_against_a_whole_spec_set_every_api_has_a_marker(
         capsys, "--bootstrap-server", tansu.bootstrap, "--timeout", "5", "--specs", specs
     )
     assert code == 0, err
-    package = cached_package([Path(specs)])
-    names = importlib.import_module(f"{package.__name__}.registry").API_NAMES
-    entries = importlib.import_module(f"{package.__name__}.registry").API_KEYS
+    package = generated_package([Path(specs)])
+    registry = package.module("registry")
+    names, entries = registry.API_NAMES, registry.API_KEYS
     [broker] = parse_text(out, names)
     apis = broker["apis"]
     assert isinstance(apis, dict)
@@ -192,7 +191,7 @@ def test_judged_against_a_whole_spec_set_every_api_has_a_marker(
     # the APIs of the spec set that Tansu lacks are listed as UNSUPPORTED
     assert {k for k, v in apis.items() if v is None} == set(entries) - set(direct)
     # a second run reuses the cached package: no generation, same answer
-    folder = Path(package.__file__ or "").parent
+    folder = package.path
     stamp = (folder / "registry.py").stat().st_mtime_ns
     code, again, _ = run_cli(
         capsys, "--bootstrap-server", tansu.bootstrap, "--timeout", "5", "--specs", specs

@@ -18,12 +18,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from ..errors import SpecError
 from .. import __version__
-from ..library import bundled_specs, cached_package
+from ..library import GeneratedPackage, bundled_specs, generated_package
 
 CLIENT_ID = "kafka-specgen"
 SOFTWARE_NAME = "kafka-specgen"
@@ -86,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.bootstrap_server)
         if not args.timeout > 0:
             raise BrokerVersionsError(f"--timeout must be positive, not {args.timeout}")
-        pkg = Package(cached_package(args.specs or [bundled_specs()]))
+        pkg = Package(generated_package(args.specs or [bundled_specs()]))
         reports = collect(pkg, host, port, args.timeout)
     except (BrokerVersionsError, SpecError) as exc:
         print(f"kafka-specgen broker-versions: {exc}", file=sys.stderr)
@@ -101,19 +100,15 @@ def run(args: argparse.Namespace) -> int:
 class Package:
     """The modules of the generated package this command speaks with."""
 
-    def __init__(self, package: ModuleType) -> None:
-        import importlib
-
-        def module(name: str) -> Any:
-            return importlib.import_module(f"{package.__name__}.{name}")
-
+    def __init__(self, package: GeneratedPackage) -> None:
+        module = package.module
         self.registry = module("registry")
         missing = [
             name
             for key, name in ((API_VERSIONS_KEY, "ApiVersions"), (METADATA_KEY, "Metadata"))
             if key not in self.registry.API_KEYS
         ]
-        if missing or not _has_module(package, "framing"):
+        if missing or not package.has("framing"):
             raise BrokerVersionsError(
                 "the spec set needs ApiVersions, Metadata and the request and response "
                 f"headers; it lacks {', '.join(missing) or 'the headers'}"
@@ -122,13 +117,9 @@ class Package:
         self.negotiation = module("negotiation")
         self.errors = module("errors")
         self.headers = module("headers")
-        self.error_codes = module("error_codes") if _has_module(package, "error_codes") else None
+        self.error_codes = module("error_codes") if package.has("error_codes") else None
         self.ApiVersionsRequest = self.registry.API_KEYS[API_VERSIONS_KEY].request
         self.MetadataRequest = self.registry.API_KEYS[METADATA_KEY].request
-
-
-def _has_module(package: ModuleType, name: str) -> bool:
-    return (Path(package.__file__ or "").parent / f"{name}.py").is_file()
 
 
 def parse_address(text: str) -> tuple[str, int]:
