@@ -28,7 +28,7 @@ class MessageDiff:
     api_key: int | None
     api_name: str
     status: str
-    """``added``, ``removed``, ``changed`` or ``unchanged``."""
+    """``added``, ``absent`` (not in the new set), ``changed`` or ``unchanged``."""
     old_versions: str | None
     new_versions: str | None
     old_flexible: str | None
@@ -87,7 +87,7 @@ class SpecDiff:
         statuses = [m.status for m in self.messages]
         return {
             "added": statuses.count("added"),
-            "removed": statuses.count("removed"),
+            "absent": statuses.count("absent"),
             "changed": statuses.count("changed"),
             "unchanged": statuses.count("unchanged"),
             **{f"{s}s": self.count(s) for s in SEVERITIES},

@@ -18,8 +18,8 @@ def _groups(diff: SpecDiff) -> list[tuple[str, list[MessageDiff]]]:
 def _headline(m: MessageDiff) -> str:
     if m.status == "added":
         return f"{m.name}: added (versions {m.new_versions}, flexible {m.new_flexible})"
-    if m.status == "removed":
-        return f"{m.name}: removed (had versions {m.old_versions})"
+    if m.status == "absent":
+        return f"{m.name}: not in the new set (had versions {m.old_versions})"
     versions = (
         f"versions {m.old_versions}"
         if m.old_versions == m.new_versions
@@ -36,7 +36,7 @@ def _headline(m: MessageDiff) -> str:
 def _summary_line(diff: SpecDiff) -> str:
     s = diff.summary()
     return (
-        f"messages: {s['added']} added, {s['removed']} removed, {s['changed']} changed, "
+        f"messages: {s['added']} added, {s['absent']} not in the new set, {s['changed']} changed, "
         f"{s['unchanged']} unchanged; {s['violations']} evolution-rule violations, "
         f"{s['breakings']} breaking changes, {s['infos']} other changes"
     )
@@ -50,7 +50,7 @@ def render_text(diff: SpecDiff) -> str:
         for m in messages:
             lines.append(f"  {_headline(m)}")
             for c in sorted(m.changes, key=lambda c: SEVERITIES.index(c.severity)):
-                if m.status in ("added", "removed") and c.rule.startswith("message-"):
+                if m.status in ("added", "absent") and c.rule.startswith("message-"):
                     continue
                 lines.append(f"    {c.severity:<9} {c.rule:<34} {c.text()}")
     return "\n".join(lines) + "\n"
@@ -76,7 +76,7 @@ def render_markdown(diff: SpecDiff) -> str:
             body = [
                 c
                 for c in m.changes
-                if not (m.status in ("added", "removed") and c.rule.startswith("message-"))
+                if not (m.status in ("added", "absent") and c.rule.startswith("message-"))
             ]
             if body:
                 lines += ["| severity | rule | change |", "|---|---|---|"]
