@@ -1,1 +1,1 @@
-"""The benchmark of issue 6 (`make bench`)."""
+"""The benchmarks (`make bench`): generated codecs, record batches and the pipeline beside their peers."""

@@ -1,4 +1,4 @@
-"""cProfile of our hot paths, for optimising the templates (the decode-speed issue).
+"""cProfile of our hot paths, for optimising the templates.
 
     python bench/profile_codecs.py [--case metadata_response_v12] [--op decode] [--n 200] [--top 15]
 

@@ -1,4 +1,4 @@
-"""Benchmark of the record-batch runtime (``templates/runtime/records/``, issue 13).
+"""Benchmark of the record-batch runtime (``templates/runtime/records/``).
 
     python bench/records_bench.py [--quick] [--repeats N] [--no-compiled]
                                   [--json PATH] [--markdown PATH]

@@ -8,7 +8,7 @@ from typing import Any
 
 from bench.common import LABELS, OURS, PEERS
 
-# The decode-speed issue's targets, and the generator issue's two (generation time, size).
+# The speed targets, and two of generation (generation time, size).
 # Where a row has no case, it is about one figure, else it is checked on every case.
 TARGETS = {
     "decode_kafka_python": "pure decode >= 2x kafka-python 3 (stretch: 3x)",
@@ -138,7 +138,7 @@ def _compiled_note(results: dict[str, Any]) -> str:
 
 
 TARGETS_INTRO = [
-    "Targets of the decode-speed issue (the last two from the generator issue), each checked",
+    "The project's speed targets (the last two are of generation), each checked",
     "under [Targets](#targets) from this run's figures:",
     "",
     "- pure-Python decode >= 2x kafka-python 3 on every case (stretch: 3x), and >= 0.5x kio;",

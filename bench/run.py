@@ -1,5 +1,5 @@
 """Benchmark of the generated codecs beside kio 0.6.5 and kafka-python 3.0.12, against the
-decode-speed issue's targets.
+project's speed and size targets (bench/report.py: TARGETS).
 
     python bench/run.py [--quick] [--cases a,b] [--skip memory,import,generate]
                         [--no-compiled] [--json PATH] [--markdown PATH]

@@ -99,7 +99,8 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, Modu
 
 
 def produce_codec(version: int, current: ModuleType, legacy: ModuleType) -> Any:
-    """The README's recipe: the current package where it has the version, else legacy."""
+    """The recipe of docs/spec-bumps.md: the current package where it has the version,
+    else legacy."""
     cls = current.ProduceRequest
     if cls.MIN_VERSION <= version <= cls.MAX_VERSION:
         return cls

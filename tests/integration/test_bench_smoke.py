@@ -85,7 +85,7 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
     assert any(row["case"] == "api_versions_request_v3" for row in results["targets"])
     markdown = out_md.read_text()
     assert "## Targets" in markdown and "| api_versions_request_v3 |" in markdown
-    assert "issue 6" not in markdown
+    assert "issue" not in markdown.lower()  # the sheet speaks for itself
 
     # FetchResponse v16 (topic ids) is expressed by both peers, byte for byte.
     fetch = results["cases"]["fetch_response_v16"]

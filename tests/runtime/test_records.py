@@ -1,4 +1,4 @@
-"""The record-batch runtime (``templates/runtime/records/``, issue 13).
+"""The record-batch runtime (``templates/runtime/records/``).
 
 - golden captures: every records field decodes, agrees with kafka-python's and aiokafka's
   readers, and every uncompressed magic-2 batch rebuilds byte-exact;
