@@ -43,11 +43,13 @@ _iter_hhhB = struct.Struct(">hhhB").iter_unpack
 
 class _ApiVersionsRequestFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 18
+    API_KEY: ClassVar[int] = 18
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 4
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
     """The first flexible (compact, tagged) version; None if the message never is."""
+    Response: ClassVar[type[ApiVersionsResponse]]
+    """The class of this request's response (set below, once it exists)."""
 
 
 @dataclass(slots=True, init=False)
@@ -207,7 +209,7 @@ class ApiVersionsResponseFinalizedFeatureKey(Struct):
 
 class _ApiVersionsResponseFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 18
+    API_KEY: ClassVar[int] = 18
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 4
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 3
@@ -697,3 +699,5 @@ bind(
     ),
     flexible=True,
 )
+
+_ApiVersionsRequestFacts.Response = ApiVersionsResponse

@@ -28,7 +28,7 @@ _pack_i = struct.Struct(">i").pack
 
 class _RequestHeaderFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = None
+    API_KEY: ClassVar[None] = None
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 2
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 2
@@ -92,7 +92,7 @@ class RequestHeader(_RequestHeaderFacts):
 
 class _ResponseHeaderFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = None
+    API_KEY: ClassVar[None] = None
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 1
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 1

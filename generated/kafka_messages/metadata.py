@@ -93,11 +93,13 @@ class MetadataRequestTopic(Struct):
 
 class _MetadataRequestFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 3
+    API_KEY: ClassVar[int] = 3
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 12
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
     """The first flexible (compact, tagged) version; None if the message never is."""
+    Response: ClassVar[type[MetadataResponse]]
+    """The class of this request's response (set below, once it exists)."""
 
 
 @dataclass(slots=True, init=False)
@@ -343,7 +345,7 @@ class MetadataResponseTopic(Struct):
 
 class _MetadataResponseFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 3
+    API_KEY: ClassVar[int] = 3
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 12
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 9
@@ -2392,3 +2394,5 @@ bind(
     structs=(MetadataResponseBroker, MetadataResponseTopic),
     flexible=True,
 )
+
+_MetadataRequestFacts.Response = MetadataResponse

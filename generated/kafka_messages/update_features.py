@@ -86,11 +86,13 @@ class UpdateFeaturesRequestFeatureUpdateKey(Struct):
 
 class _UpdateFeaturesRequestFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 57
+    API_KEY: ClassVar[int] = 57
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 2
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
     """The first flexible (compact, tagged) version; None if the message never is."""
+    Response: ClassVar[type[UpdateFeaturesResponse]]
+    """The class of this request's response (set below, once it exists)."""
 
 
 @dataclass(slots=True, init=False)
@@ -179,7 +181,7 @@ class UpdateFeaturesResponseUpdatableFeatureResult(Struct):
 
 class _UpdateFeaturesResponseFacts(Struct):
     __slots__ = ()
-    API_KEY: ClassVar[int | None] = 57
+    API_KEY: ClassVar[int] = 57
     MIN_VERSION: ClassVar[int] = 0
     MAX_VERSION: ClassVar[int] = 2
     FLEXIBLE_MIN_VERSION: ClassVar[int | None] = 0
@@ -564,3 +566,5 @@ bind(
     structs=(UpdateFeaturesResponseUpdatableFeatureResult,),
     flexible=True,
 )
+
+_UpdateFeaturesRequestFacts.Response = UpdateFeaturesResponse

@@ -131,6 +131,8 @@ class MessageFacts:
     max_version: int
     flexible_min: int | None
     latest_version_unstable: bool
+    response_class: str | None
+    """A request's response class, when the module has it (``MetadataRequest.Response``)."""
 
 
 @dataclass(frozen=True)
@@ -256,6 +258,8 @@ class ModuleView:
     plans: tuple[PlanView, ...]
     native: bool
     """The MYPYC flavour."""
+    response_links: tuple[tuple[str, str], ...]
+    """(request class, response class): set once both classes exist."""
 
 
 _FIXED_ITEMS = {
@@ -315,6 +319,11 @@ class ModuleBuilder:
             classes=classes,
             plans=plans,
             native=self.flavour is Flavour.MYPYC,
+            response_links=tuple(
+                (c.class_name, c.facts.response_class)
+                for c in classes
+                if c.facts is not None and c.facts.response_class is not None
+            ),
         )
 
     # --- classes -----------------------------------------------------------------------
@@ -343,6 +352,7 @@ class ModuleBuilder:
                 max_version=message.valid_versions.hi,
                 flexible_min=None if flexible_versions.empty else flexible_versions.lo,
                 latest_version_unstable=message.latest_version_unstable,
+                response_class=self.response_class(message),
             )
         fields = tuple(self.field_view(message, f) for f in struct.fields)
         class_name = message.class_name(struct)
@@ -372,6 +382,15 @@ class ModuleBuilder:
             binding=binding,
             default_const=default_const(class_name),
         )
+
+    def response_class(self, message: Message) -> str | None:
+        if message.type != "request":
+            return None
+        for mp in self.plans:
+            other = mp.message
+            if other.type == "response" and other.api_key == message.api_key:
+                return other.class_name(other.root)
+        return None
 
     def field_view(self, message: Message, f: Field) -> FieldView:
         element = f.type.element or f.type

@@ -1060,32 +1060,29 @@ def test_a_package_without_sasl_or_produce_still_connects(
 
 TYPING_SNIPPET = """
 from __future__ import annotations
-from typing import Any, ClassVar, assert_type
-from dataclasses import dataclass
+from typing import assert_type
+from conn_small.api_versions import ApiVersionsRequest, ApiVersionsResponse
 from conn_small.metadata import MetadataRequest, MetadataResponse
 from conn_small.connection import ClientConnection, Event, Response
 from conn_small.client import Client
 from conn_small.aio import AsyncClient
 
-
-# What the generator is asked to emit on request classes.
-@dataclass(slots=True, init=False)
-class TypedMetadataRequest(MetadataRequest):
-    Response: ClassVar[type[MetadataResponse]] = MetadataResponse
-    API_KEY: ClassVar[int] = 3
+# Each generated request class names its response class.
+assert_type(MetadataRequest.Response, type[MetadataResponse])
+assert_type(MetadataRequest.API_KEY, int)
 
 
 def blocking(client: Client, events: list[Event], conn: ClientConnection) -> None:
-    assert_type(client.request(TypedMetadataRequest()), MetadataResponse)
-    assert_type(client.request(MetadataRequest()), Any)  # today: untyped, still accepted
+    assert_type(client.request(MetadataRequest()), MetadataResponse)
+    assert_type(client.request(ApiVersionsRequest()), ApiVersionsResponse)
     assert_type(conn.send(MetadataRequest(), 0.0), int)
     for event in events:
         if isinstance(event, Response):
-            assert_type(event.response_for(TypedMetadataRequest), MetadataResponse | None)
+            assert_type(event.response_for(MetadataRequest), MetadataResponse | None)
 
 
 async def non_blocking(client: AsyncClient) -> None:
-    assert_type(await client.request(TypedMetadataRequest()), MetadataResponse)
+    assert_type(await client.request(MetadataRequest()), MetadataResponse)
 """
 
 
