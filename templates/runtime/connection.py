@@ -198,6 +198,8 @@ class Ready(Event):
     """``guess_release`` on ``versions``; None without a release table."""
     sasl_mechanism: str | None = None
     session_lifetime_ms: int = 0
+    api_versions_refused: tuple[int, ...] = ()
+    """The ApiVersions versions the broker refused (KIP-511) before the one it answered."""
     """From SaslAuthenticate v1+ (KIP-368): re-authenticate before it ends; 0 = no limit."""
 
 
@@ -562,6 +564,7 @@ class ClientConnection:
         self._versions: dict[int, VersionRange] = {}
         self._features = Features()
         self._api_versions_version: int | None = None
+        self._api_versions_refused: list[int] = []
         self._api_versions_attempts = 0
         self._exchange: SaslExchange | None = None
         self._raw_sasl = False
@@ -918,6 +921,7 @@ class ClientConnection:
                     f"the broker refused ApiVersions v{sent} (UNSUPPORTED_VERSION) after "
                     f"{self._api_versions_attempts} attempts",
                 )
+            self._api_versions_refused.append(sent)
             self._send_api_versions(retry, now)
             return
         if response.error_code != 0:
@@ -1034,6 +1038,7 @@ class ClientConnection:
             guess,
             None if self._sasl is None else self._sasl.name,
             self._session_lifetime_ms,
+            tuple(self._api_versions_refused),
         )
         events.append(self.ready)
 

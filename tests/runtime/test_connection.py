@@ -195,6 +195,7 @@ def test_kip511_retries_at_the_strictly_lower_version_listed(k: SimpleNamespace)
     assert second.correlation_id != first.correlation_id
     [ready] = conn.receive_data(reply(k, second, api_versions_body(k, {18: (0, 2)})), 0.2)
     assert ready.api_versions_version == 2
+    assert ready.api_versions_refused == (4,)
 
 
 @pytest.mark.parametrize("listed", [None, (0, 4), (0, 9)])
@@ -209,6 +210,7 @@ def test_kip511_retries_at_v0_when_the_list_does_not_explain_the_refusal(
     assert second.request_api_version == 0
     [ready] = conn.receive_data(reply(k, second, api_versions_body(k, {18: (0, 0)})), 0.2)
     assert ready.api_versions_version == 0
+    assert ready.api_versions_refused == (4,)
 
 
 def test_kip511_tries_are_bounded(k: SimpleNamespace) -> None:

@@ -1,12 +1,11 @@
 """``kafka-specgen broker-versions``: which API versions each broker of a cluster speaks.
 
-Kafka's ``kafka-broker-api-versions.sh`` (KIP-97's format), built on a generated package
-alone (framing, registry, negotiation), judged against a spec set (``--specs``; by default
-the specs shipped with the tool): a Metadata request to the bootstrap server finds the
-brokers, then each broker gets an ApiVersions request at the newest version the package
-has, downgraded as KIP-511 says when the broker answers UNSUPPORTED_VERSION. Plain
-blocking sockets, one timeout per step, bounded loops. The package is generated once per
-spec set and cached.
+Kafka's ``kafka-broker-api-versions.sh`` (KIP-97's format), judged against a spec set
+(``--specs``; by default the specs shipped with the tool). It is a user of the generated
+package's own blocking client: the handshake (ApiVersions at the newest version, downgraded
+as KIP-511 says), correlation and timeouts are the package's ``connection``. A Metadata
+request to the bootstrap server finds the brokers, then each broker is asked itself and
+its release guessed. The package is generated once per spec set and cached.
 """
 
 from __future__ import annotations
@@ -15,7 +14,8 @@ import argparse
 import json
 import socket
 import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,6 @@ SOFTWARE_VERSION = __version__
 #: A reply larger than this is treated as garbage (ApiVersions/Metadata without topics
 #: are a few kilobytes).
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-#: Each ApiVersions exchange downgrades at most this many times (KIP-511 needs one).
-MAX_DOWNGRADES = 4
 METADATA_KEY = 3
 API_VERSIONS_KEY = 18
 
@@ -46,9 +44,11 @@ class BrokerReport:
     host: str
     port: int
     rack: str | None
-    api_versions_version: int
+    api_versions_version: int | None
     broker: dict[int, tuple[int, int]]
     downgraded_from: list[int] = field(default_factory=list)
+    release_guess: str | None = None
+    """Which Kafka release the broker's ranges match (``Ready.release_guess``)."""
 
 
 def register(commands: Any) -> None:
@@ -108,18 +108,55 @@ class Package:
             for key, name in ((API_VERSIONS_KEY, "ApiVersions"), (METADATA_KEY, "Metadata"))
             if key not in self.registry.API_KEYS
         ]
-        if missing or not package.has("framing"):
+        if missing or not package.has("client"):
             raise BrokerVersionsError(
                 "the spec set needs ApiVersions, Metadata and the request and response "
                 f"headers; it lacks {', '.join(missing) or 'the headers'}"
             )
-        self.framing = module("framing")
-        self.negotiation = module("negotiation")
+        self.client = module("client")
+        self.connection = module("connection")
         self.errors = module("errors")
-        self.headers = module("headers")
-        self.error_codes = module("error_codes") if package.has("error_codes") else None
-        self.ApiVersionsRequest = self.registry.API_KEYS[API_VERSIONS_KEY].request
         self.MetadataRequest = self.registry.API_KEYS[METADATA_KEY].request
+
+    @contextmanager
+    def connect(self, host: str, port: int, timeout: float) -> Iterator[Any]:
+        """A ready client of ``host:port``; every failure, during the handshake or in the
+        ``with`` block, becomes one ``BrokerVersionsError`` naming the address."""
+        address = f"{host}:{port}"
+        connection = self.connection.ClientConnection(
+            client_id=CLIENT_ID,
+            client_software=(SOFTWARE_NAME, SOFTWARE_VERSION),
+            max_in_flight=1,
+            request_timeout=timeout,
+            max_frame_size=MAX_REPLY_BYTES,
+        )
+        try:
+            with self.client.Client.connect(host, port, connection) as client:
+                yield client
+        except BrokerVersionsError:
+            raise
+        except self.connection.RequestTimedOutError:
+            raise BrokerVersionsError(f"{address}: no reply within {timeout:g} s") from None
+        except self.connection.ConnectionFailedError as exc:
+            raise BrokerVersionsError(f"{address}: {self.failure(exc, timeout)}") from None
+        except TimeoutError:
+            raise BrokerVersionsError(f"{address}: no connection within {timeout:g} s") from None
+        except OSError as exc:
+            raise BrokerVersionsError(f"{address}: cannot connect: {exc.strerror or exc}") from None
+
+    def failure(self, exc: Any, timeout: float) -> str:
+        """A failed connection, in the words of someone asking a broker for its versions."""
+        event = exc.event
+        if event is None:
+            return "the connection was closed before a full reply arrived"
+        causes = self.connection.FailureCause
+        if event.cause in (causes.FRAME_TOO_LARGE, causes.UNDECODABLE):
+            return f"garbage reply ({event.reason}); is this a Kafka broker?"
+        if event.cause in (causes.CLOSED, causes.CLOSED_DURING_API_VERSIONS):
+            return f"the connection was closed before a full reply arrived ({event.reason})"
+        if event.cause is causes.TIMED_OUT:
+            return f"no reply within {timeout:g} s ({event.reason})"
+        return f"{event.cause.value}: {event.reason}"
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -130,167 +167,42 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
-class Connection:
-    """One broker connection: size-prefixed frames, correlation ids, a timeout per step."""
-
-    def __init__(self, host: str, port: int, timeout: float) -> None:
-        self.address = f"{host}:{port}"
-        self.timeout = timeout
-        self.correlation_id = 0
-        try:
-            self.sock = socket.create_connection((host, port), timeout=timeout)
-        except socket.timeout:
-            raise BrokerVersionsError(
-                f"{self.address}: no connection within {timeout:g} s"
-            ) from None
-        except OSError as exc:
-            raise BrokerVersionsError(
-                f"{self.address}: cannot connect: {exc.strerror or exc}"
-            ) from None
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def __enter__(self) -> Connection:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def request(self, pkg: Package, api_key: int, version: int, body: Any) -> tuple[int, bytes]:
-        """Send one request; return ``(correlation id, response frame)``."""
-        framing = pkg.framing
-        self.correlation_id += 1
-        header = pkg.headers.RequestHeader(
-            request_api_key=api_key,
-            request_api_version=version,
-            correlation_id=self.correlation_id,
-            client_id=CLIENT_ID,
-        )
-        frame = framing.add_size_prefix(framing.encode_request(header, body))
-        try:
-            self.sock.sendall(frame)
-            size_bytes = self._read(4)
-            size = int.from_bytes(size_bytes, "big", signed=True)
-            if not 4 <= size <= MAX_REPLY_BYTES:
-                raise BrokerVersionsError(
-                    f"{self.address}: garbage reply (frame size {size} is outside "
-                    f"4..{MAX_REPLY_BYTES}); is this a Kafka broker?"
-                )
-            return self.correlation_id, self._read(size)
-        except socket.timeout:
-            raise BrokerVersionsError(
-                f"{self.address}: no reply within {self.timeout:g} s"
-            ) from None
-        except OSError as exc:
-            raise BrokerVersionsError(
-                f"{self.address}: connection failed: {exc.strerror or exc}"
-            ) from None
-
-    def check_correlation_id(self, got: int | None, sent: int) -> None:
-        if got != sent:
-            raise BrokerVersionsError(
-                f"{self.address}: reply has correlation id {got}, expected {sent}"
-            )
-
-    def _read(self, count: int) -> bytes:
-        # One deadline for the whole read: a peer that trickles bytes cannot stall us.
-        deadline = time.monotonic() + self.timeout
-        chunks: list[bytes] = []
-        remaining = count
-        while remaining > 0:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise socket.timeout()
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(min(remaining, 65536))
-            if not chunk:
-                raise BrokerVersionsError(
-                    f"{self.address}: the connection was closed before a full reply arrived"
-                )
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
-
-
-def api_versions(
-    pkg: Package, conn: Connection
-) -> tuple[int, dict[int, tuple[int, int]], list[int]]:
-    """ApiVersions with the KIP-511 downgrade: ``(version used, versions, refused)``."""
-    request_class = pkg.ApiVersionsRequest
-    version = request_class.MAX_VERSION
-    refused: list[int] = []
-    for _ in range(MAX_DOWNGRADES + 1):
-        request = request_class(
-            client_software_name=SOFTWARE_NAME, client_software_version=SOFTWARE_VERSION
-        )
-        correlation_id, frame = conn.request(pkg, API_VERSIONS_KEY, version, request)
-        try:
-            outcome = pkg.negotiation.decode_api_versions_response(frame, version)
-        except pkg.errors.DecodeError as exc:
-            raise BrokerVersionsError(f"{conn.address}: garbage ApiVersions reply: {exc}") from None
-        conn.check_correlation_id(outcome.correlation_id, correlation_id)
-        if outcome.retry_version is not None:
-            refused.append(version)
-            version = outcome.retry_version
-            continue
-        if not outcome.ok:
-            raise BrokerVersionsError(
-                f"{conn.address}: ApiVersions v{version} failed with error "
-                f"{describe_error(pkg, outcome.response.error_code)}"
-            )
-        return version, outcome.versions, refused
-    raise BrokerVersionsError(
-        f"{conn.address}: ApiVersions still refused after {MAX_DOWNGRADES} downgrades "
-        f"(tried versions {', '.join(map(str, refused))})"
-    )
-
-
-def describe_error(pkg: Package, code: int) -> str:
-    if pkg.error_codes is None:  # a package generated without the error-code facts
-        return str(code)
-    return f"{code} ({pkg.error_codes.error_name(code)})"
-
-
-def find_brokers(
-    pkg: Package, conn: Connection, broker: dict[int, tuple[int, int]]
-) -> list[tuple[int, str, int, str | None]]:
-    """A Metadata request (no topics) at the newest common version: every broker."""
-    request_class = pkg.MetadataRequest
-    try:
-        version = pkg.negotiation.pick_version(
-            METADATA_KEY,
-            (request_class.MIN_VERSION, request_class.MAX_VERSION),
-            broker.get(METADATA_KEY),
-        )
-    except pkg.errors.UnsupportedVersionError as exc:
-        raise BrokerVersionsError(f"{conn.address}: {exc}") from None
-    # Auto-creation must be off to ask for no topics from v4 on; the field is new in v4.
-    request = request_class(topics=(), allow_auto_topic_creation=version < 4)
-    correlation_id, frame = conn.request(pkg, METADATA_KEY, version, request)
-    try:
-        header, response = pkg.framing.decode_response(frame, METADATA_KEY, version)
-    except pkg.errors.DecodeError as exc:
-        raise BrokerVersionsError(f"{conn.address}: garbage Metadata reply: {exc}") from None
-    conn.check_correlation_id(header.correlation_id, correlation_id)
-    brokers = sorted((b.node_id, b.host, b.port, b.rack) for b in response.brokers)
-    if not brokers:
-        raise BrokerVersionsError(f"{conn.address}: the Metadata reply lists no brokers")
-    return brokers
-
-
 def collect(pkg: Package, host: str, port: int, timeout: float) -> list[BrokerReport]:
-    with Connection(host, port, timeout) as conn:
-        _, bootstrap_versions, _ = api_versions(pkg, conn)
-        brokers = find_brokers(pkg, conn, bootstrap_versions)
+    """The bootstrap server's Metadata lists the brokers; each one is then asked itself."""
+    with pkg.connect(host, port, timeout) as client:
+        brokers = find_brokers(pkg, client, f"{host}:{port}")
     reports: list[BrokerReport] = []
     for node_id, broker_host, broker_port, rack in brokers:
-        with Connection(broker_host, broker_port, timeout) as conn:
-            used, versions, refused = api_versions(pkg, conn)
+        with pkg.connect(broker_host, broker_port, timeout) as client:
+            ready = client.ready
         reports.append(
-            BrokerReport(node_id, broker_host, broker_port, rack, used, versions, refused)
+            BrokerReport(
+                node_id,
+                broker_host,
+                broker_port,
+                rack,
+                ready.api_versions_version,
+                dict(ready.versions),
+                list(ready.api_versions_refused),
+                None if ready.release_guess is None else str(ready.release_guess),
+            )
         )
     return reports
+
+
+def find_brokers(pkg: Package, client: Any, address: str) -> list[tuple[int, str, int, str | None]]:
+    """A Metadata request (no topics) at the newest common version: every broker."""
+    try:
+        version = client.connection.version_for(METADATA_KEY)
+    except pkg.errors.UnsupportedVersionError as exc:
+        raise BrokerVersionsError(f"{address}: {exc}") from None
+    # Auto-creation must be off to ask for no topics from v4 on; the field is new in v4.
+    request = pkg.MetadataRequest(topics=(), allow_auto_topic_creation=version < 4)
+    response = client.request(request, version=version)
+    brokers = sorted((b.node_id, b.host, b.port, b.rack) for b in response.brokers)
+    if not brokers:
+        raise BrokerVersionsError(f"{address}: the Metadata reply lists no brokers")
+    return brokers
 
 
 def judge(
@@ -332,7 +244,8 @@ def api_rows(pkg: Package, report: BrokerReport) -> list[dict[str, Any]]:
 
 
 def as_text(pkg: Package, reports: list[BrokerReport]) -> str:
-    """Each broker as Kafka's tool prints it (``NodeApiVersions.toString(true)``)."""
+    """Each broker as Kafka's tool prints it (``NodeApiVersions.toString(true)``), then a
+    line with the release it looks like."""
     known = pkg.registry.API_NAMES
     blocks = []
     for report in reports:
@@ -352,6 +265,7 @@ def as_text(pkg: Package, reports: list[BrokerReport]) -> str:
             f"{report.host}:{report.port} (id: {report.node_id} rack: {rack}) -> (\n\t"
             + ",\n\t".join(lines)
             + "\n)\n"
+            + f"release guess: {report.release_guess or 'unknown (no release table)'}\n"
         )
     return "".join(blocks)
 
@@ -366,6 +280,7 @@ def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
                 "rack": r.rack,
                 "api_versions_version": r.api_versions_version,
                 "downgraded_from": r.downgraded_from,
+                "release_guess": r.release_guess,
                 "apis": api_rows(pkg, r),
             }
             for r in reports
