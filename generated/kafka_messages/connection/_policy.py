@@ -1,0 +1,143 @@
+# kafka-specgen runtime, copied verbatim into every generated package — do not edit
+"""Protocol facts a connection applies: api keys, the version policy, KIP-219's throttle
+versions, and the release guess."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import struct
+from collections.abc import Mapping
+from typing import cast
+
+from ..negotiation import VersionRange
+from ._events import ReleaseGuess, Request
+
+_INT16 = struct.Struct(">h")
+_INT32 = struct.Struct(">i")
+
+PRODUCE = 0
+SASL_HANDSHAKE = 17
+API_VERSIONS = 18
+SASL_AUTHENTICATE = 36
+UNSUPPORTED_VERSION = 35
+
+DEFAULT_POLICY: Mapping[int, VersionRange] = {
+    # Versions 4+ are for brokers only (KIP-890); the spec says so in a comment alone.
+    24: (0, 3),
+    # SaslHandshake v2+ would mean something new; Kafka stopped at v1 (KAFKA-9577).
+    17: (0, 1),
+}
+"""Api key -> the versions a client may send, on top of the package's and the broker's
+ranges. Replace it with ``ClientConnection(policy=...)``."""
+
+CLIENT_THROTTLE_FROM: Mapping[int, int] = {
+    0: 6, 1: 8, 2: 3, 3: 6, 8: 4, 9: 4, 10: 2, 11: 3, 12: 2, 13: 2, 14: 2, 15: 2, 16: 2,
+    18: 2, 19: 3, 20: 2, 21: 1, 22: 1, 23: 2, 24: 1, 25: 1, 26: 1, 28: 1, 29: 1, 30: 1,
+    31: 1, 32: 2, 33: 1, 34: 1, 35: 1, 37: 1, 38: 1, 39: 1, 40: 1, 41: 1, 42: 1,
+}  # fmt: skip
+"""Api key -> the first version whose response comes *before* the broker throttles (KIP-219;
+the spec comments say "Starting in version N, on quota violation, brokers send out responses
+before throttling"). Below it the broker already held the response back for
+``throttle_time_ms``, so the client must not wait again. APIs not listed are newer than
+KIP-219: the client throttles at every version."""
+
+MAX_API_VERSIONS_ATTEMPTS = 3
+"""ApiVersions requests per connection at most (the first and two KIP-511 retries)."""
+
+UNSOLICITED_MEMORY = 1024
+"""How many acks=0 Produce correlation ids are remembered, so that a broker answering them
+anyway (Azure Event Hubs does) is ignored instead of failing the connection."""
+
+_ANY: VersionRange = (0, 0x7FFF)
+
+# Kafka refuses ApiVersions v3+ with INVALID_REQUEST when the software name or version does
+# not match this (ApiVersionsRequest.isValid); checking here names the culprit.
+_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+# --- release guess ------------------------------------------------------------------------
+
+
+def guess_release(
+    versions: Mapping[int, VersionRange], table: Mapping[str, Mapping[int, VersionRange]]
+) -> ReleaseGuess:
+    """Which release of ``table`` (name -> api key -> (min, max), oldest first) a broker
+    advertising ``versions`` is, in the forms of franz-go's ``kversion.VersionGuess``.
+
+    Releases are compared in turn. Against each, every API the broker advertises differently
+    says *newer* (it matches a later release, or has a higher max or min, or is a key no
+    release has), *older* (it matches an earlier release, or is lower, or is missing while
+    the release has it) or *either* (a key missing here that a later release dropped: the
+    broker predates its addition or follows its removal). Newer or either: go on to the next
+    release; older: the broker is older than this one; both newer and older: a mix no
+    release has ("not exact"); all equal: this release.
+    """
+    names = list(table)
+    if not names:
+        return ReleaseGuess("unknown")
+    rows = [table[name] for name in names]
+    keys = set(versions).union(*rows)
+    last: str | None = None
+    for position, name in enumerate(names):
+        under = over = vague = False
+        for key in keys:
+            have = versions.get(key)
+            if have == rows[position].get(key):
+                continue
+            older, newer = _direction(have, [row.get(key) for row in rows], position)
+            under, over = under or (older and not newer), over or (newer and not older)
+            vague = vague or (older and newer)
+        if under and over:
+            return ReleaseGuess("unknown" if last is None else "not exact, between", last, name)
+        if under:
+            return ReleaseGuess("older than" if last is None else "between", last, name)
+        if not over and not vague:
+            return ReleaseGuess("exact", name)
+        last = name
+    return ReleaseGuess("at least", last)
+
+
+def _direction(
+    have: VersionRange | None, history: list[VersionRange | None], position: int
+) -> tuple[bool, bool]:
+    """(older, newer): how a broker's range of one API, ``have`` (None: not advertised),
+    compares with release ``position`` of ``history`` (that API's range in each release).
+    Both True: it cannot tell (both values are seen, before and after)."""
+    earlier, later = history[:position], history[position + 1 :]
+    # "Not advertised" always matches the past: every API was absent before it was added,
+    # if not in an earlier release of the table then in one before the table starts.
+    matches_earlier = have is None or have in earlier
+    matches_later = have in later
+    if matches_earlier or matches_later:
+        return matches_earlier, matches_later
+    assert have is not None
+    want = history[position]
+    if want is None:  # a range no release has, of an API this release lacks
+        removed = any(h is not None for h in earlier) and all(h is None for h in later)
+        return removed, not removed
+    older = have[1] < want[1] or have[0] < want[0]
+    newer = have[1] > want[1] or have[0] > want[0]
+    return older, newer
+
+
+def expects_response(request: Request) -> bool:
+    """False for the one request Kafka never answers: a Produce with acks=0."""
+    return not (request.API_KEY == PRODUCE and getattr(request, "acks", None) == 0)
+
+
+def _package_release_table() -> Mapping[str, Mapping[int, VersionRange]]:
+    """The package's own release table (``releases.BROKER_RELEASES``), or {} without one."""
+    try:
+        module = importlib.import_module("..releases", __package__)
+    except ImportError:
+        return {}
+    table = getattr(module, "BROKER_RELEASES", {})
+    return cast("Mapping[str, Mapping[int, VersionRange]]", table)
+
+
+def _error_name(code: int) -> str:
+    try:
+        module = importlib.import_module("..error_codes", __package__)
+        return str(module.error_name(code))
+    except (ImportError, AttributeError):
+        return f"error {code}"

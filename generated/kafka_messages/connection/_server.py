@@ -1,0 +1,231 @@
+# kafka-specgen runtime, copied verbatim into every generated package — do not edit
+"""``ServerConnection``: the broker side of a Kafka connection, without I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import framing
+from ..errors import DecodeError, UnsupportedVersionError
+from ..headers import RequestHeader, ResponseHeader
+from ..negotiation import VersionRange
+from ..registry import API_KEYS, api_name
+from ._events import (
+    ProtocolFailure,
+    ConnectionClosed,
+    ConnectionFailed,
+    Event,
+    FailureCause,
+    LocalProtocolError,
+    RequestReceived,
+    SaslTokenReceived,
+)
+from ._policy import (
+    _INT16,
+    _INT32,
+    API_VERSIONS,
+    expects_response,
+    SASL_HANDSHAKE,
+    UNSUPPORTED_VERSION,
+)
+
+# --- the server ---------------------------------------------------------------------------
+
+
+class ServerConnection:
+    """The broker side of one connection, for proxies and test brokers.
+
+    Request bytes in, ``RequestReceived`` events out; answer with ``send_response`` (or
+    ``send_api_versions``, which also does KIP-511's downgrade answer). After a successful
+    SaslHandshake v0 response the client sends raw SASL tokens (``SaslTokenReceived``),
+    answered with ``send_sasl_token(..., last=True)`` for the final one.
+    """
+
+    def __init__(self, *, max_frame_size: int = framing.DEFAULT_MAX_FRAME_SIZE) -> None:
+        self.max_frame_size = max_frame_size
+        self._buffer = bytearray()
+        self._out = bytearray()
+        self._pending: dict[int, tuple[int, int]] = {}
+        self._raw_sasl = False
+        self.closed = False
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+    def data_to_send(self) -> bytes:
+        data = bytes(self._out)
+        self._out.clear()
+        return data
+
+    def receive_data(self, data: bytes, now: float = 0.0) -> list[Event]:
+        """Feed bytes from the client (b"" when it closed); never raises on them."""
+        events: list[Event] = []
+        if self.closed:
+            return events
+        try:
+            if not data:
+                if self._buffer:
+                    raise ProtocolFailure(
+                        FailureCause.CLOSED, "the client closed in the middle of a frame"
+                    )
+                self.close()
+                events.append(ConnectionClosed())
+                return events
+            self._buffer += data
+            self._read_frames(events)
+        except ProtocolFailure as failure:
+            self.close()
+            events.append(ConnectionFailed(failure.cause, failure.reason))
+        except Exception as exc:  # noqa: BLE001 - a bug here must not crash the caller's loop
+            self.close()
+            events.append(
+                ConnectionFailed(FailureCause.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+            )
+        return events
+
+    def _read_frames(self, events: list[Event]) -> None:
+        buffer = self._buffer
+        pos = 0
+        try:
+            while len(buffer) - pos >= 4:
+                (size,) = _INT32.unpack_from(buffer, pos)
+                if size < 0 or size > self.max_frame_size:
+                    raise ProtocolFailure(
+                        FailureCause.FRAME_TOO_LARGE,
+                        f"the client announced a frame of {size} bytes "
+                        f"(the limit is {self.max_frame_size})",
+                    )
+                if len(buffer) - pos - 4 < size:
+                    break
+                frame = bytes(buffer[pos + 4 : pos + 4 + size])
+                pos += 4 + size
+                if self._raw_sasl:
+                    events.append(SaslTokenReceived(frame))
+                else:
+                    events.append(self._request(frame))
+        finally:
+            del buffer[:pos]
+
+    def _request(self, frame: bytes) -> RequestReceived:
+        if len(frame) < 8:
+            raise ProtocolFailure(FailureCause.UNDECODABLE, f"a {len(frame)}-byte request frame")
+        api_key: int = _INT16.unpack_from(frame, 0)[0]
+        api_version: int = _INT16.unpack_from(frame, 2)[0]
+        entry = API_KEYS.get(api_key)
+        request: Any = None
+        try:
+            if api_key == API_VERSIONS and entry is not None and api_version > entry.max_version:
+                # KIP-511: a newer ApiVersions body cannot be read, but the header can (its
+                # client id keeps the classic string form at every version): answer it.
+                header, _ = RequestHeader.decode_from(frame, 0, 1)
+            else:
+                header, request = framing.decode_request(frame)
+        except DecodeError as exc:
+            raise ProtocolFailure(
+                FailureCause.UNDECODABLE,
+                f"{api_name(api_key)} v{api_version} request does not decode: {exc}",
+            ) from None
+        cid = header.correlation_id
+        expects = request is None or expects_response(request)
+        if expects:
+            self._pending[cid] = (api_key, api_version)
+        return RequestReceived(cid, api_key, api_version, header, request, expects, frame)
+
+    def send_response(self, to: RequestReceived | int, response: Any) -> None:
+        """Answer a request (the event, or its correlation id) with a response object, at
+        the request's version. An ApiVersions request newer than this package is answered
+        at v0, as KIP-511 wants (use ``send_api_versions`` to get the body right too)."""
+        cid = to if isinstance(to, int) else to.correlation_id
+        if self.closed:
+            raise LocalProtocolError("the connection is closed")
+        if cid not in self._pending:
+            if isinstance(to, int) or to.expects_response:
+                raise LocalProtocolError(f"no request with correlation id {cid} awaits an answer")
+            # An acks=0 Produce answered anyway (to emulate brokers that do).
+            self._pending[cid] = (to.api_key, to.api_version)
+        api_key, api_version = self._pending.pop(cid)
+        entry = API_KEYS[api_key]
+        if not entry.min_version <= api_version <= entry.max_version:
+            api_version = 0  # only ApiVersions gets here, answered KIP-511's way
+        frame = framing.encode_response(ResponseHeader(cid), response, api_key, api_version)
+        self._out += framing.add_size_prefix(frame)
+        if api_key == SASL_HANDSHAKE and api_version == 0 and response.error_code == 0:
+            self._raw_sasl = True  # KIP-43: raw tokens follow
+
+    def send_api_versions(
+        self,
+        to: RequestReceived,
+        versions: Mapping[int, VersionRange],
+        *,
+        error_code: int = 0,
+        throttle_time_ms: int = 0,
+        supported_features: Mapping[str, VersionRange] | None = None,
+        finalized_features: Mapping[str, VersionRange] | None = None,
+        finalized_features_epoch: int = -1,
+    ) -> None:
+        """Answer an ApiVersions request as a broker with ``versions`` would.
+
+        When the request is newer than the broker's own ApiVersions range (``versions[18]``)
+        or than this package, the answer is KIP-511's: error UNSUPPORTED_VERSION and a v0
+        body that lists only ApiVersions' range.
+        """
+        entry = API_KEYS[API_VERSIONS]
+        cls = entry.response
+        item = _struct_class(cls, "api_keys")
+        own = versions.get(API_VERSIONS, (0, entry.max_version))
+        if to.api_version > min(own[1], entry.max_version):
+            low, high = own[0], min(own[1], entry.max_version)
+            only = item(api_key=API_VERSIONS, min_version=low, max_version=high)
+            body = cls(error_code=UNSUPPORTED_VERSION, api_keys=[only])
+            self._pending[to.correlation_id] = (API_VERSIONS, 0)
+            self.send_response(to.correlation_id, body)
+            return
+        fields: dict[str, Any] = {
+            "error_code": error_code,
+            "api_keys": [
+                item(api_key=k, min_version=lo, max_version=hi)
+                for k, (lo, hi) in sorted(versions.items())
+            ],
+        }
+        if throttle_time_ms:
+            fields["throttle_time_ms"] = throttle_time_ms
+        if supported_features:
+            feature = _struct_class(cls, "supported_features")
+            fields["supported_features"] = [
+                feature(name=n, min_version=lo, max_version=hi)
+                for n, (lo, hi) in sorted(supported_features.items())
+            ]
+        if finalized_features_epoch != -1 or finalized_features:
+            feature = _struct_class(cls, "finalized_features")
+            fields["finalized_features_epoch"] = finalized_features_epoch
+            fields["finalized_features"] = [
+                feature(name=n, min_version_level=lo, max_version_level=hi)
+                for n, (lo, hi) in sorted((finalized_features or {}).items())
+            ]
+        self.send_response(to, cls(**fields))
+
+    def send_sasl_token(self, token: bytes, *, last: bool = False) -> None:
+        """Answer a raw SASL token (after SaslHandshake v0); ``last`` ends the raw mode."""
+        if not self._raw_sasl:
+            raise LocalProtocolError("raw SASL tokens follow a SaslHandshake v0 only")
+        self._out += framing.add_size_prefix(token)
+        if last:
+            self._raw_sasl = False
+
+    def close(self) -> None:
+        self.closed = True
+        self._buffer.clear()
+        self._pending.clear()
+
+
+def _struct_class(cls: type, attr: str) -> Any:
+    """The class of the items of array field ``attr`` of a generated class (its name
+    differs between spec releases, so it is looked up from the codec tables)."""
+    from .._codec import CODECS
+
+    for spec in CODECS[cls].fields:
+        if spec[0] == attr and len(spec) > 2:
+            return spec[2]
+    raise UnsupportedVersionError(f"{cls.__name__} has no struct array {attr}")

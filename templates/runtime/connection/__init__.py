@@ -1,0 +1,84 @@
+"""A Kafka connection without I/O: bytes and time in, events out (h11 and aioquic style).
+
+The caller owns the socket and the clock; this module owns the protocol::
+
+    conn = ClientConnection(client_id="app", client_software=("app", "1.0"))
+    conn.start(now)                               # queues ApiVersions
+    sock.sendall(conn.data_to_send())
+    for event in conn.receive_data(sock.recv(65536), now):   # b"" = the peer closed
+        ...                                       # Ready, Response, Throttled, ...
+    cid = conn.send(MetadataRequest(topics=None), now)       # the newest common version
+    # wake up at conn.next_deadline() and call conn.handle_timer(now)
+
+After every call, write out ``data_to_send()``: a paused request is released by
+``receive_data`` or ``handle_timer``, not by ``send``.
+
+``ClientConnection`` runs the ApiVersions handshake (KIP-35) with the KIP-511 downgrade,
+the optional SASL exchange (KIP-43, KIP-152), version choice per request (KIP-97's local
+"obsolete broker" error), correlation ids, the in-flight limit, KIP-219 throttling and
+per-request deadlines. ``ServerConnection`` is the broker side, for proxies and test brokers.
+
+Anything the peer sends that breaks the protocol ends the connection with one
+``ConnectionFailed`` event; ``receive_data`` never raises on what the peer sends. Misuse by
+the caller (sending before ``Ready`` or after the end) raises ``LocalProtocolError``.
+
+Sending while paused queues: ``send`` always takes the request (it has a correlation id at
+once) and writes it when the in-flight limit and the throttle allow. A request's deadline
+starts when it is written, as Java's ``request.timeout.ms`` does.
+"""
+
+from __future__ import annotations
+
+from ..negotiation import NoCommonVersionError
+from ..errors import UnsupportedVersionError
+from ._client import ClientConnection, ConnectionState
+from ._events import (
+    ConnectionClosed,
+    ConnectionFailed,
+    ConnectionFailedError,
+    Event,
+    FailureCause,
+    Features,
+    LocalProtocolError,
+    Ready,
+    ReleaseGuess,
+    Request,
+    RequestReceived,
+    RequestTimedOut,
+    RequestTimedOutError,
+    Response,
+    SaslTokenReceived,
+    Throttled,
+    TypedRequest,
+)
+from ._policy import CLIENT_THROTTLE_FROM, DEFAULT_POLICY, expects_response, guess_release
+from ._server import ServerConnection
+
+__all__ = [
+    "CLIENT_THROTTLE_FROM",
+    "DEFAULT_POLICY",
+    "ClientConnection",
+    "ConnectionClosed",
+    "ConnectionFailed",
+    "ConnectionFailedError",
+    "ConnectionState",
+    "Event",
+    "FailureCause",
+    "Features",
+    "LocalProtocolError",
+    "NoCommonVersionError",
+    "Ready",
+    "ReleaseGuess",
+    "Request",
+    "RequestReceived",
+    "RequestTimedOut",
+    "RequestTimedOutError",
+    "Response",
+    "SaslTokenReceived",
+    "ServerConnection",
+    "Throttled",
+    "TypedRequest",
+    "UnsupportedVersionError",
+    "expects_response",
+    "guess_release",
+]
