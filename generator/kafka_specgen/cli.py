@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, broker_versions, diff
+from . import __version__, broker_versions, diff, fake_broker
 from .errors import SpecError
 from .format import compare_package, write_package
 from .library import BUNDLED_FACTS, generate_files
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, diff, job, report):
+    for tool in (capture, broker_versions, fake_broker, diff, job, report):
         tool.register(commands)
     return parser
 
