@@ -19,7 +19,9 @@ sequence checks), Fetch (max_bytes, min_bytes and max_wait, read_committed with 
 transactions), ListOffsets, FindCoordinator, the classic group protocol, OffsetCommit and
 OffsetFetch, DescribeGroups, ListGroups, transactions (InitProducerId, AddPartitionsToTxn,
 AddOffsetsToTxn, TxnOffsetCommit, EndTxn with control markers), DescribeConfigs and
-DescribeCluster. APIs it does not implement are not advertised.
+DescribeCluster. With a release, every API of the release is advertised, as its brokers
+do, and the ones not implemented here are answered with UNSUPPORTED_VERSION; without one,
+APIs not implemented here are not advertised.
 
 Hooks for tests: ``control(api_key, fn)`` answers an API your way (``fn(call)`` returns a
 response, ``DISCONNECT``, or None for the usual answer), ``inject(api_key, error_code)``
@@ -72,9 +74,7 @@ HANDLERS: dict[int, Callable[[Call], Any]] = {
 
 #: Spec sets older than this name fields differently (Kafka 2.x's Fetch, Produce, ...).
 OLDEST_SPECS_SUPPORTED = "3.0"
-#: Versions a real broker has but the fake one does not answer: AddPartitionsToTxn v4+
-#: is for brokers only (KIP-890).
-BROKER_ONLY = {24: 3}
+UNSUPPORTED_VERSION = 35
 
 
 class FakeBrokerError(Exception):
@@ -118,7 +118,8 @@ class FakeCluster:
         self.versions = advertised(registry.API_KEYS, release_ranges)
         self.missing_versions = _missing(registry.API_KEYS, release_ranges)
         self.state = ClusterState(brokers=[])
-        self.routes = Routes(dict(HANDLERS), self.versions)
+        handlers = {key: HANDLERS.get(key, unimplemented) for key in self.versions}
+        self.routes = Routes(handlers, self.versions)
         self._record_file: TextIO | None = None
         if record is not None:
             self._record_file = open(record, "a", encoding="utf-8")
@@ -213,20 +214,28 @@ class FakeCluster:
 def advertised(
     entries: Mapping[int, Any], release: Mapping[int, tuple[int, int]] | None
 ) -> dict[int, tuple[int, int]]:
-    """The ranges to advertise: the package's, within the release's, for implemented APIs."""
+    """The ranges to advertise. For a release: its own ranges (as its brokers advertise
+    them, so that clients negotiate and guess as they would), within the spec set's; APIs
+    without a handler then get an error answer. Without one: the spec set's ranges of the
+    APIs the fake broker implements."""
     versions = {}
-    for key in (*HANDLERS, 18):
+    keys = release if release is not None else (*HANDLERS, 18)
+    for key in keys:
         entry = entries.get(key)
         if entry is None:
             continue
-        low, high = entry.min_version, min(entry.max_version, BROKER_ONLY.get(key, 1 << 15))
+        low, high = entry.min_version, entry.max_version
         if release is not None:
-            if key not in release:
-                continue
             low, high = max(low, release[key][0]), min(high, release[key][1])
         if low <= high:
             versions[key] = (low, high)
     return dict(sorted(versions.items()))
+
+
+def unimplemented(call: Call) -> Any:
+    """The answer to an API a release has and the fake broker does not implement: its
+    response with UNSUPPORTED_VERSION in every error field."""
+    return _with_error(call.reply(), UNSUPPORTED_VERSION)
 
 
 def _missing(
