@@ -210,21 +210,27 @@ def append_records(
 
 
 def append_batch(log: PartitionLog, batch: Any) -> tuple[int, int]:
+    """Append one batch, checking an idempotent producer's sequence numbers as Kafka does:
+    the retry of the last batch is acknowledged with its offset, a gap is refused."""
     count = batch.last_offset_delta + 1
     pid = batch.producer_id
     if pid >= 0 and batch.base_sequence >= 0:
         seen = log.sequences.get(pid)
         if seen is not None:
-            epoch, last_sequence, last_base = seen
+            epoch, last_base, last_sequence, last_offset = seen
             if batch.producer_epoch < epoch:
                 return INVALID_PRODUCER_EPOCH, -1
-            if batch.producer_epoch == epoch and batch.base_sequence == last_sequence:
-                return NONE, last_base  # a retry of the last batch: not written twice
-            expected = last_sequence + 1 if batch.producer_epoch == epoch else 0
-            if batch.producer_epoch == epoch and batch.base_sequence != expected:
-                return OUT_OF_ORDER_SEQUENCE_NUMBER, -1
-        base = log.end
-        log.sequences[pid] = (batch.producer_epoch, batch.last_sequence, base)
+            if batch.producer_epoch == epoch:
+                if batch.base_sequence == last_base:
+                    return NONE, last_offset
+                if batch.base_sequence != last_sequence + 1:
+                    return OUT_OF_ORDER_SEQUENCE_NUMBER, -1
+        log.sequences[pid] = (
+            batch.producer_epoch,
+            batch.base_sequence,
+            batch.last_sequence,
+            log.end,
+        )
     base = log.append(
         batch.raw,
         count,

@@ -43,8 +43,9 @@ class PartitionLog:
     open_txns: dict[int, int] = field(default_factory=dict)
     """Producer id -> first offset of its open transaction in this partition."""
     aborted: list[AbortedTxn] = field(default_factory=list)
-    sequences: dict[int, tuple[int, int, int]] = field(default_factory=dict)
-    """Producer id -> (epoch, last base sequence, its base offset): idempotence."""
+    sequences: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
+    """Producer id -> its last batch's (epoch, base sequence, last sequence, base offset),
+    for the idempotence checks."""
 
     @property
     def last_stable(self) -> int:

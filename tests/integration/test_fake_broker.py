@@ -1,0 +1,418 @@
+"""The fake broker against real clients, and KIP-97's test plan for our own connection.
+
+Releases up to 3.8 are emulated with the trunk-2024-10 specs (they still have every old
+version); 4.x releases with 4.3.1's. Clients: librdkafka (confluent-kafka), kafka-python
+and aiokafka, each producing with every codec, consuming in a group, committing and
+resuming from the committed offsets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafka_specgen.cli import main
+from kafka_specgen.fake_broker import DISCONNECT, Call, FakeBrokerError, FakeCluster
+from kafka_specgen.library import generated_package
+from kafka_specgen.pipeline import frames
+from tests.support import fake_clients
+from tests.support.genpkg import CORPORA
+
+TRUNK = CORPORA / "trunk-2024-10"
+NEWEST = CORPORA / "4.3.1"
+pytestmark = pytest.mark.skipif(
+    not (TRUNK.is_dir() and NEWEST.is_dir()), reason="no ../shared/kafka-specs"
+)
+
+
+def specs_for(release: str) -> Path:
+    return NEWEST if release.startswith("4.") else TRUNK
+
+
+def table() -> dict[str, dict[int, tuple[int, int]]]:
+    releases: dict[str, dict[int, tuple[int, int]]] = (
+        generated_package([NEWEST]).module("releases").BROKER_RELEASES
+    )
+    return releases
+
+
+# --- real clients -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("release", ["2.4", "3.0", "4.3"])
+@pytest.mark.parametrize("client", sorted(fake_clients.CLIENTS))
+def test_real_clients_produce_consume_commit_and_resume(client: str, release: str) -> None:
+    with FakeCluster(specs_for(release), release=release, brokers=2, topics={"t": 3}) as c:
+        before, after = fake_clients.CLIENTS[client](c.bootstrap, "t")
+        first, more = fake_clients.produced("t")
+        assert sorted(before) == sorted(first)  # every codec, across 3 partitions
+        assert sorted(after) == sorted(more)  # resumed from the committed offsets
+        logs = c.state.topics["t"].partitions
+        assert sum(log.end for log in logs) == len(first) + len(more)
+        assert c.state.groups["g"].offsets  # the group committed
+
+
+@pytest.mark.parametrize("release", ["3.0", "4.3"])
+def test_transactions_with_read_committed(release: str) -> None:
+    from confluent_kafka import Consumer, Producer
+
+    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+        producer = Producer(
+            {"bootstrap.servers": c.bootstrap, "transactional.id": "tx", "log_level": 0}
+        )
+        producer.init_transactions(10)
+        for outcome in ("aborted", "committed"):
+            producer.begin_transaction()
+            for i in range(5):
+                producer.produce("t", value=f"{outcome}-{i}".encode())
+            producer.flush(10)
+            if outcome == "aborted":
+                producer.abort_transaction(10)
+            else:
+                producer.commit_transaction(10)
+
+        def consume(isolation: str) -> list[bytes]:
+            consumer = Consumer(
+                {
+                    "bootstrap.servers": c.bootstrap,
+                    "group.id": isolation,
+                    "auto.offset.reset": "earliest",
+                    "log_level": 0,
+                    "isolation.level": isolation,
+                }
+            )
+            consumer.subscribe(["t"])
+            got: list[bytes] = []
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline and len(got) < 10:
+                message = consumer.poll(0.2)
+                if message is not None and message.error() is None:
+                    got.append(message.value())
+                elif len(got) == 5 and isolation == "read_committed":
+                    break
+            consumer.close()
+            return sorted(got)
+
+        assert consume("read_committed") == [f"committed-{i}".encode() for i in range(5)]
+        assert len(consume("read_uncommitted")) == 10
+        # the markers: one COMMIT and one ABORT batch per partition written to
+        logs = c.state.topics["t"].partitions
+        controls = [b for log in logs for b in log.batches if b.control]
+        assert controls and all(b.transactional for b in controls)
+        assert sum(len(log.aborted) for log in logs) >= 1
+
+
+# --- KIP-97 for our own connection --------------------------------------------------------
+
+
+@pytest.mark.parametrize("release", list(table()))
+def test_kip97_plan_for_our_client(release: str) -> None:
+    """Against each release: the newest common version of every API, the obsolete-broker
+    error locally for what the release lacks, and the KIP-511 downgrade of ApiVersions."""
+    ours = generated_package([NEWEST])
+    client_module, connection = ours.module("client"), ours.module("connection")
+    registry = ours.module("registry")
+    wanted = table()[release]
+    with FakeCluster(specs_for(release), release=release) as c:
+        host, port = c.bootstrap.rsplit(":", 1)
+        conn = connection.ClientConnection(client_id="kip97", policy={})
+        with client_module.Client.connect(host, int(port), conn) as client:
+            ready = client.ready
+            assert str(ready.release_guess) == release
+            ours_max = registry.API_KEYS[18].max_version
+            if wanted[18][1] < ours_max:
+                assert ready.api_versions_refused == (ours_max,)
+                assert ready.api_versions_version == wanted[18][1]
+            for key, entry in registry.API_KEYS.items():
+                theirs = wanted.get(key)
+                if theirs is not None and entry.min_version <= theirs[1]:
+                    expected = min(entry.max_version, theirs[1])
+                    assert client.connection.version_for(key) == expected, key
+                else:
+                    with pytest.raises(connection.UnsupportedVersionError):
+                        client.connection.version_for(key)
+            lacking = [k for k in registry.API_KEYS if k not in wanted]
+            if lacking:
+                request = registry.API_KEYS[lacking[0]].request()
+                with pytest.raises(connection.UnsupportedVersionError, match="obsolete|no"):
+                    client.send(request)
+                assert client.connection.data_to_send() == b""
+
+
+@pytest.mark.parametrize("release", ["2.4.0", "3.8.0", "4.0.2"])
+def test_broker_versions_names_the_fake_release(
+    release: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeCluster(specs_for(release), release=release) as c:
+        code = main(
+            [
+                "broker-versions",
+                "--bootstrap-server",
+                c.bootstrap,
+                "--specs",
+                str(NEWEST),
+                "--timeout",
+                "5",
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.endswith(f"release guess: {release}\n")
+    listed = {
+        int(m["key"]): (int(m["lo"]), int(m["hi"] or m["lo"]))
+        for m in re.finditer(r"\((?P<key>\d+)\): (?P<lo>\d+)(?: to (?P<hi>\d+))?", out)
+    }
+    assert listed == table()[release]
+
+
+# --- behaviour --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cluster() -> Iterator[FakeCluster]:
+    with FakeCluster(NEWEST, topics={"t": 1}) as c:
+        yield c
+
+
+def connect(c: FakeCluster) -> Any:
+    host, port = c.bootstrap.rsplit(":", 1)
+    return c.package.module("client").Client.connect(host, int(port))
+
+
+def produce_request(c: FakeCluster, values: list[bytes], **batch: Any) -> Any:
+    records = c.package.module("records")
+    produce = c.package.module("produce")
+    data = records.build_batch(
+        [records.Record(i, 1_700_000_000_000 + i, None, v) for i, v in enumerate(values)],
+        **batch,
+    )
+    partition = produce.ProduceRequestPartitionProduceData(index=0, records=data)
+    topic_id = c.state.topics["t"].topic_id
+    topic = produce.ProduceRequestTopicProduceData(
+        name="t", topic_id=topic_id, partition_data=[partition]
+    )
+    return produce.ProduceRequest(acks=-1, timeout_ms=1000, topic_data=[topic])
+
+
+def partition_result(response: Any) -> Any:
+    return response.responses[0].partition_responses[0]
+
+
+def test_fetch_waits_for_data_until_max_wait(cluster: FakeCluster) -> None:
+    fetch = cluster.package.module("fetch")
+    topic_id = cluster.state.topics["t"].topic_id
+    request = fetch.FetchRequest(
+        max_wait_ms=300,
+        min_bytes=1,
+        max_bytes=1 << 20,
+        topics=[
+            fetch.FetchRequestFetchTopic(
+                topic="t",
+                topic_id=topic_id,
+                partitions=[
+                    fetch.FetchRequestFetchPartition(
+                        partition=0, fetch_offset=0, partition_max_bytes=1 << 20
+                    )
+                ],
+            )
+        ],
+    )
+    with connect(cluster) as client:
+        started = time.monotonic()
+        empty = client.request(request)
+        assert time.monotonic() - started >= 0.29  # nothing came: it waited max_wait
+        assert empty.responses[0].partitions[0].records == b""
+        # data arriving while a fetch waits answers it at once, with the data
+        producer = connect(cluster)
+        timer = threading.Timer(0.1, producer.request, [produce_request(cluster, [b"x"])])
+        timer.start()
+        try:
+            waited = client.request(request)
+        finally:
+            timer.join()
+            producer.close()
+    records = cluster.package.module("records")
+    [batch] = records.iter_batches(waited.responses[0].partitions[0].records)
+    assert [r.value for r in batch.records()] == [b"x"]
+
+
+def test_idempotent_producer_sequences(cluster: FakeCluster) -> None:
+    with connect(cluster) as client:
+        init = client.request(
+            cluster.package.module("init_producer_id").InitProducerIdRequest(
+                transactional_id=None, transaction_timeout_ms=1000
+            )
+        )
+        pid = init.producer_id
+        first = produce_request(
+            cluster, [b"a", b"b"], producer_id=pid, producer_epoch=0, base_sequence=0
+        )
+        assert partition_result(client.request(first)).base_offset == 0
+        # a retry of the same batch is acknowledged with its offset, not written twice
+        assert partition_result(client.request(first)).base_offset == 0
+        gap = produce_request(cluster, [b"c"], producer_id=pid, producer_epoch=0, base_sequence=5)
+        assert partition_result(client.request(gap)).error_code == 45  # OUT_OF_ORDER_SEQUENCE
+        follow = produce_request(
+            cluster, [b"c"], producer_id=pid, producer_epoch=0, base_sequence=2
+        )
+        assert partition_result(client.request(follow)).base_offset == 2
+    assert cluster.state.topics["t"].partitions[0].end == 3
+
+
+def test_corrupt_batches_are_refused(cluster: FakeCluster) -> None:
+    request = produce_request(cluster, [b"a"])
+    partition = request.topic_data[0].partition_data[0]
+    partition.records = partition.records[:-1] + bytes([partition.records[-1] ^ 1])
+    with connect(cluster) as client:
+        assert partition_result(client.request(request)).error_code == 2  # CORRUPT_MESSAGE
+    assert cluster.state.topics["t"].partitions[0].end == 0
+
+
+def test_hooks_control_inject_throttle_disconnect(cluster: FakeCluster) -> None:
+    connection = cluster.package.module("connection")
+    metadata = cluster.package.module("metadata")
+
+    def renamed(call: Call) -> Any:
+        return call.reply(cluster_id="controlled", brokers=[], topics=[])
+
+    cluster.control(3, renamed)
+    with connect(cluster) as client:
+        assert client.request(metadata.MetadataRequest(topics=None)).cluster_id == "controlled"
+    cluster.control(3, None)
+    cluster.inject(0, 6)  # NOT_LEADER_OR_FOLLOWER, once
+    cluster.throttle_ms = 50
+    with connect(cluster) as client:
+        assert partition_result(client.request(produce_request(cluster, [b"a"]))).error_code == 6
+        answer = client.request(produce_request(cluster, [b"a"]))
+        assert partition_result(answer).error_code == 0 and answer.throttle_time_ms == 50
+        assert client.connection.throttled_until is not None
+    cluster.control(3, lambda call: DISCONNECT)
+    with connect(cluster) as client:
+        with pytest.raises(connection.ConnectionFailedError):
+            client.request(metadata.MetadataRequest(topics=None))
+
+
+def test_requests_outside_the_release_close_the_connection() -> None:
+    with FakeCluster(TRUNK, release="2.4") as c:
+        metadata = c.package.module("metadata")
+        connection = c.package.module("connection")
+        assert c.versions[3] == (0, 9)
+        with connect(c) as client:
+            with pytest.raises(connection.ConnectionFailedError):
+                client.request(metadata.MetadataRequest(topics=None), version=10)
+
+
+def test_a_recorded_session_is_a_capture_file(tmp_path: Path) -> None:
+    out = tmp_path / "session.jsonl"
+    with FakeCluster(NEWEST, topics={"t": 1}, record=out) as c:
+        with connect(c) as client:
+            client.request(produce_request(c, [b"recorded"]))
+        framing = c.package.module("framing")
+    rows = [
+        frames.capture_line_row(line, out.name, n)
+        for n, line in enumerate(out.read_bytes().splitlines(), 1)
+    ]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == len(lines) >= 4
+    assert [line["dir"] for line in lines].count("request") * 2 == len(lines)
+    produced = [line for line in lines if line["api_key"] == 0]
+    assert [p["dir"] for p in produced] == ["request", "response"]
+    _, request = framing.decode_request(bytes.fromhex(produced[0]["frame"]))
+    assert b"recorded" in request.topic_data[0].partition_data[0].records
+    _, response = framing.decode_response(
+        bytes.fromhex(produced[1]["frame"]), 0, produced[1]["api_version"]
+    )
+    assert partition_result(response).error_code == 0
+
+
+def test_a_spec_set_without_the_data_apis_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FakeBrokerError, match="lacks Produce, Fetch"):
+        FakeCluster(Path(__file__).resolve().parents[2] / "specs")
+    with pytest.raises(FakeBrokerError, match="needs a spec set"):
+        FakeCluster()
+    with pytest.raises(FakeBrokerError, match="no Kafka release '9.9'"):
+        FakeCluster(NEWEST, release="9.9")
+
+
+# --- the command --------------------------------------------------------------------------
+
+
+def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafka_specgen.cli",
+            "fake-broker",
+            "--listen",
+            "127.0.0.1:0",
+            "--specs",
+            str(NEWEST),
+            "--release",
+            "4.0",
+            "--brokers",
+            "2",
+            "--topics",
+            "a:2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        match = re.match(
+            r"fake cluster speaking Kafka 4\.0\.2: 127\.0\.0\.1:(\d+) \(id 0\), "
+            r"127\.0\.0\.1:\d+ \(id 1\)",
+            banner,
+        )
+        assert match, banner
+        code = main(
+            [
+                "broker-versions",
+                "--bootstrap-server",
+                f"127.0.0.1:{match[1]}",
+                "--specs",
+                str(NEWEST),
+                "--timeout",
+                "5",
+            ]
+        )
+        out = capsys.readouterr().out
+        assert code == 0 and out.count("release guess: 4.0.2\n") == 2
+    finally:
+        process.send_signal(signal.SIGTERM)
+        rest, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert rest.strip() == "stopped"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        ([], 1, "needs a spec set"),
+        (["--specs", "SPECS", "--topics", "a:0"], 2, "is not NAME:PARTITIONS"),
+        (["--specs", "SPECS", "--listen", "nowhere"], 2, "is not HOST:PORT"),
+        (["--specs", "SPECS", "--release", "0.8"], 1, "no Kafka release '0.8'"),
+    ],
+)
+def test_command_errors_are_one_line(
+    args: list[str], code: int, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [str(NEWEST) if a == "SPECS" else a for a in args]
+    assert main(["fake-broker", *args]) == code
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
