@@ -7,7 +7,7 @@ SPECS ?= specs
 OUT := generated
 PACKAGE := kafka_messages
 
-.PHONY: help setup system-deps generate check test lint clean fuzz regen-check capture
+.PHONY: help setup system-deps generate check test test-layout lint clean fuzz regen-check capture
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -29,6 +29,9 @@ check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
 
 test: $(VENV)/.installed system-deps ## run every test (Spark, live broker and browser tests included)
 	$(PY) -m pytest -q
+
+test-layout: $(VENV)/.installed ## hold every corpus, both flavours, to black's layout (make test checks the newest corpus); ~2 min
+	KAFKA_SPECGEN_LAYOUT=all $(PY) -m pytest -q tests/generator/test_layout.py
 
 # The pipeline's tests need Java 17+ (PySpark) and the report's test Debian's Chromium:
 # installed with apt-get where missing (as root), else one line says how.

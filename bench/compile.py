@@ -35,13 +35,13 @@ class BuildError(Exception):
 
 
 def mypyc_source(spec_paths: list[Path], folder: Path, package: str) -> Path:
-    """Generate the mypyc flavour of ``spec_paths`` as ``folder/package`` (unformatted:
-    nobody reads it but mypyc) and return that package folder."""
+    """Generate the mypyc flavour of ``spec_paths`` as ``folder/package``; return that
+    package folder."""
     from kafka_specgen.format import write_package
     from kafka_specgen.library import generate_files
     from kafka_specgen.views import Flavour
 
-    files = generate_files(spec_paths, warn=False, formatted=False, flavour=Flavour.MYPYC)
+    files = generate_files(spec_paths, warn=False, flavour=Flavour.MYPYC)
     write_package(files, folder / package)
     return folder / package
 

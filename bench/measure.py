@@ -110,53 +110,38 @@ def import_times(runs: int, compiled_dir: Path | None) -> dict[str, Any]:
 
 
 def generation_time(runs: int, corpus: Path) -> dict[str, Any]:
-    """Wall time of generating ``corpus`` (the trunk's) in a fresh process: cold (an empty
-    formatting cache, the number the target is about) and warm (the same specs again, into
-    the same folder), and the size of the ``.py`` files written.
-
-    The formatting cache (black's output per input, ``KAFKA_SPECGEN_CACHE``) is a new empty
-    folder per run, and ``XDG_CACHE_HOME`` too, so no user-level cache can answer; the run
-    checks that the folder was empty before the cold run and that the cold run filled it (if
-    not, the generator did not use it, and ``cold_cache`` says so)."""
+    """Wall time of generating ``corpus`` (the trunk's) in a fresh process, as a user runs
+    it (no black): cold (empty cache folders, a new output folder) and warm (the same specs
+    again, into the same folder), and the size of the ``.py`` files written."""
     if not corpus.is_dir():
         return {"skipped": f"{corpus} not found"}
     cold: list[float] = []
     warm: list[float] = []
     files = py_bytes = 0
-    checks: list[dict[str, Any]] = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp:
             cmd = [sys.executable, "-m", "kafka_specgen.cli", "generate", "--specs", str(corpus)]
             cmd += ["--out", tmp, "--package", "kafka_messages"]
-            cache = Path(tmp, "format-cache")
             env = {
                 **os.environ,
-                "KAFKA_SPECGEN_CACHE": str(cache),
+                "KAFKA_SPECGEN_CACHE": str(Path(tmp, "cache")),
                 "XDG_CACHE_HOME": str(Path(tmp, "xdg-cache")),
             }
-            before = _entries(cache)
             for samples in (cold, warm):
                 t0 = time.perf_counter()
                 subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env=env)
                 samples.append(time.perf_counter() - t0)
-                if samples is cold:
-                    checks.append({"entries_before": before, "entries_after": _entries(cache)})
             written = [
                 f for f in Path(tmp, "kafka_messages").rglob("*.py") if "__pycache__" not in f.parts
             ]
             files, py_bytes = len(written), sum(f.stat().st_size for f in written)
     return {
         "corpus": os.path.relpath(corpus, ROOT),
-        "formatted": True,
         "modules": files,
         "py_bytes": py_bytes,
         "median_s": round(statistics.median(cold), 2),
         "samples_s": [round(s, 2) for s in cold],
         "warm_median_s": round(statistics.median(warm), 2),
-        "cold_cache": {
-            "ok": all(c["entries_before"] == 0 and c["entries_after"] > 0 for c in checks),
-            "runs": checks,
-        },
     }
 
 

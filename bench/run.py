@@ -32,8 +32,8 @@ the run goes on without it.
 
 Also measured: memory kept by 1,000 decoded MetadataResponse v12 (tracemalloc), the import
 time of ``kafka_messages``, ``kafka_messages.metadata`` and ``kafka_messages_mypyc.metadata``
-in fresh processes, and the wall time of generating the whole trunk corpus formatted, as
-``make generate`` does, with an empty formatting cache (and again with it warm), with the
+in fresh processes, and the wall time of generating the whole trunk corpus as
+``make generate`` does, with empty cache folders (and again into the same folder), with the
 size of the ``.py`` files it writes.
 
 Writes ``bench/results.json`` and ``bench/RESULTS.md`` (machine noted, each target marked met

@@ -47,7 +47,7 @@ def _tree_hash(paths: list[Path], extra: str = "") -> str:
 
 def generated_package(label: str, log: Callable[[str], None]) -> str:
     """Generate (once, cached by input hash) side ``label``'s corpus (``GENERATED_SIDES``),
-    formatted as users get it, and put it on ``sys.path``; return the package name."""
+    as users get it, and put it on ``sys.path``; return the package name."""
     package, corpus_of = GENERATED_SIDES[label]
     corpus = corpus_of()
     key = _tree_hash([corpus, ROOT / "generator", ROOT / "templates"])
@@ -61,7 +61,7 @@ def generated_package(label: str, log: Callable[[str], None]) -> str:
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=CACHE, prefix="tmp-gen-"))
         try:
-            files = generate_files([corpus], warn=False, formatted=True)
+            files = generate_files([corpus], warn=False)
             write_package(files, tmp / package)
             if out.exists():
                 shutil.rmtree(out)

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from . import __version__, broker_versions, diff, fake_broker
 from .errors import SpecError
-from .format import compare_package, write_package
+from .format import GeneratedCodeError, compare_package, write_package
 from .library import BUNDLED_FACTS, generate_files
 from .views import Flavour
 from .pipeline import capture, job, report
@@ -23,6 +23,7 @@ EXTRA_OF = {
     "pandas": "spark",
     "scapy": "spark",
     "plotly": "spark",
+    "black": "black",
 }
 
 
@@ -48,7 +49,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     progress = TerminalProgress() if sys.stderr.isatty() else None
     files = generate_files(
         args.specs,
-        formatted=not args.no_format,
+        black=args.black,
         progress=progress,
         flavour=Flavour(args.flavour),
         facts=None if args.facts == "none" else args.facts,
@@ -136,9 +137,10 @@ def register_generate(commands: Any) -> None:
         "mypyc build (native constructors, librt reads; needs librt at run time)",
     )
     gen.add_argument(
-        "--no-format",
+        "--black",
         action="store_true",
-        help="skip black (faster; for throw-away builds, not for committed code)",
+        help="also run black over the modules: they are laid out as black does already, so "
+        "this only confirms it (needs black: pip install 'kafka-specgen[black]')",
     )
     gen.set_defaults(func=cmd_generate)
 
@@ -156,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except SpecError as exc:
+    except (SpecError, GeneratedCodeError) as exc:
         print(f"kafka-specgen: error: {exc}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as exc:

@@ -1,35 +1,62 @@
-"""The format stage: black-format the rendered files and write them, removing stale ones."""
+"""The format stage: check the rendered files, optionally run black over them, write them.
+
+The templates lay code out as black does (the tests hold every corpus to it), so what
+render gives is final: this stage compiles each Python file, so that a template bug is a
+clear error rather than a broken package, and writes the package, removing stale files.
+``black=True`` also runs black (an optional dependency: ``kafka-specgen[black]``), which
+then only confirms the layout; its results are cached by input.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import importlib.metadata
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
-import black
+from typing import Any, Callable
 
 from .render import GeneratedFile
 
-BLACK_MODE = black.Mode(line_length=100)
-BLACK_VERSION = importlib.metadata.version("black")
+#: The line length the templates lay code out for, and black's when it runs.
+LINE_LENGTH = 100
 
 
-def format_one(f: GeneratedFile) -> GeneratedFile:
-    """Black-format one Python file; a template bug surfaces here as a clear error."""
+class GeneratedCodeError(Exception):
+    """A rendered module is not valid Python: a bug of the templates."""
+
+
+def check_one(f: GeneratedFile) -> None:
+    if f.path.endswith(".py"):
+        try:
+            compile(f.text, f.path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            raise GeneratedCodeError(
+                f"generated {f.path} is not valid Python: {exc.msg} (line {exc.lineno})"
+            ) from None
+
+
+def black_mode() -> Any:
+    import black  # optional: only --black needs it
+
+    return black.Mode(line_length=LINE_LENGTH)
+
+
+def black_one(f: GeneratedFile) -> GeneratedFile:
+    """Black-format one Python file."""
+    import black
+
     if not f.path.endswith(".py") or f.formatted:
         return f
     try:
-        return GeneratedFile(f.path, black.format_str(f.text, mode=BLACK_MODE), formatted=True)
+        return GeneratedFile(f.path, black.format_str(f.text, mode=black_mode()), formatted=True)
     except black.parsing.InvalidInput as exc:
-        raise RuntimeError(f"generated {f.path} is not valid Python: {exc}") from exc
+        raise GeneratedCodeError(f"generated {f.path} is not valid Python: {exc}") from exc
 
 
 def cache_dir() -> Path:
-    """Where formatted files are kept between runs (``KAFKA_SPECGEN_CACHE`` overrides)."""
+    """Where the tool keeps what it can reuse between runs: generated packages, black's
+    results (``KAFKA_SPECGEN_CACHE`` overrides)."""
     configured = os.environ.get("KAFKA_SPECGEN_CACHE")
     if configured:
         return Path(configured)
@@ -38,19 +65,26 @@ def cache_dir() -> Path:
 
 def cache_key(f: GeneratedFile) -> str:
     """Same input text, black version and mode -> same key (so the same output)."""
-    seed = f"{BLACK_VERSION}\0{BLACK_MODE!r}\0{f.text}"
+    import importlib.metadata
+
+    seed = f"{importlib.metadata.version('black')}\0{black_mode()!r}\0{f.text}"
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
 def format_files(
     files: list[GeneratedFile],
     *,
+    black: bool = False,
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[GeneratedFile]:
-    """Format every file. Black dominates the run time, so its results are cached by input
-    (a spec bump re-formats only the modules that changed) and the rest runs on all cores.
-    ``progress(done, total)`` is called as files come back from black."""
+    """Check every file, and with ``black`` run black over the Python ones. ``progress(done,
+    total)`` follows black, the long part."""
+    if not black:
+        for f in files:
+            check_one(f)
+        return sorted(files, key=lambda f: f.path)
+    black_mode()  # fails at once, with the name of what to install, when black is missing
     cache = cache_dir()
     done: dict[str, GeneratedFile] = {}
     todo: list[GeneratedFile] = []
@@ -76,12 +110,12 @@ def format_files(
             # Biggest first, so no core is left with one large file at the end.
             ordered = sorted(todo, key=lambda f: -len(f.text))
             for future in concurrent.futures.as_completed(
-                [pool.submit(format_one, f) for f in ordered]
+                [pool.submit(black_one, f) for f in ordered]
             ):
                 finished(future.result())
     else:
         for f in todo:
-            finished(format_one(f))
+            finished(black_one(f))
     for f in todo:
         done[f.path] = formatted[f.path]
         store(cache / cache_key(f), formatted[f.path].text)

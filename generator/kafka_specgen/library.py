@@ -63,36 +63,32 @@ def generate_files(
     spec_paths: Sequence[Path],
     *,
     warn: bool = True,
-    formatted: bool = True,
+    black: bool = False,
     progress: Callable[[int, int], None] | None = None,
     flavour: Flavour = Flavour.PURE,
     facts: Path | str | None = BUNDLED_FACTS,
 ) -> list[GeneratedFile]:
     """Run load -> schema -> model -> render -> format; return the package's files.
 
-    ``formatted=False`` skips black (same code, other layout): for quick throw-away builds.
+    ``black=True`` also runs black over the modules (they are laid out as black does
+    already: it only confirms it; needs black installed).
     ``facts``: as for ``load_specs``.
     """
     messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts)
-    return package_files(
-        messages, facts_used, formatted=formatted, progress=progress, flavour=flavour
-    )
+    return package_files(messages, facts_used, black=black, progress=progress, flavour=flavour)
 
 
 def package_files(
     messages: list[Message],
     facts: Facts,
     *,
-    formatted: bool = True,
+    black: bool = False,
     progress: Callable[[int, int], None] | None = None,
     flavour: Flavour = Flavour.PURE,
 ) -> list[GeneratedFile]:
     """Run render -> format on a loaded spec set; return the package's files.
-    ``progress(done, total)`` follows the formatting, the long part."""
-    files = render_package(messages, facts, flavour)
-    if not formatted:
-        return sorted(files, key=lambda f: f.path)
-    return format_files(files, progress=progress)
+    ``progress(done, total)`` follows black, when it runs."""
+    return format_files(render_package(messages, facts, flavour), black=black, progress=progress)
 
 
 def bundled_specs() -> Path:
@@ -133,7 +129,7 @@ def generated_package(spec_paths: Sequence[Path]) -> GeneratedPackage:
     key = spec_set_key(spec_paths)
     package = GeneratedPackage(f"kafka_messages_{key[:12]}", cache_dir() / "packages" / key[:16])
     if not (package.path / "registry.py").is_file():
-        files = generate_files(spec_paths, warn=False, formatted=False)
+        files = generate_files(spec_paths, warn=False)
         package.folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix="staging-", dir=package.folder.parent))
         write_package(files, staging / package.name)

@@ -120,3 +120,49 @@ def test_check_names_the_tools_own_command(
     err = capsys.readouterr().err
     assert "make generate" not in err
     assert f"kafka-specgen generate --specs {specs} --out {tmp_path}" in err
+
+
+def run_without_black(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command line in a Python where black cannot be imported (as after a plain
+    ``pip install kafka-specgen``)."""
+    script = (
+        "import sys; sys.modules['black'] = None\n"
+        "from kafka_specgen.cli import main\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def test_generation_needs_no_black_and_black_changes_nothing(tmp_path: Path) -> None:
+    specs = str(ROOT / "specs")
+    plain = run_without_black(["generate", "--specs", specs, "--out", "plain"], tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    assert main(["generate", "--specs", specs, "--out", str(tmp_path / "black"), "--black"]) == 0
+    files = sorted(p.relative_to(tmp_path / "plain") for p in (tmp_path / "plain").rglob("*.py"))
+    assert len(files) > 20
+    for name in files:
+        assert (tmp_path / "plain" / name).read_bytes() == (
+            tmp_path / "black" / name
+        ).read_bytes(), name
+        assert (tmp_path / "plain" / name).read_bytes() == (
+            ROOT / "generated" / name
+        ).read_bytes(), name
+
+
+def test_black_option_without_black_says_what_to_install(tmp_path: Path) -> None:
+    args = ["generate", "--specs", str(ROOT / "specs"), "--out", "o", "--black"]
+    result = run_without_black(args, tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "pip install 'kafka-specgen[black]'" in result.stderr
+
+
+def test_a_template_bug_is_one_clear_error() -> None:
+    from kafka_specgen.format import GeneratedCodeError, format_files
+    from kafka_specgen.render import GeneratedFile
+
+    broken = GeneratedFile("broken.py", "def f(:\n    pass\n")
+    with pytest.raises(GeneratedCodeError, match=r"generated broken\.py is not valid Python"):
+        format_files([GeneratedFile("fine.py", "x = 1\n"), broken])

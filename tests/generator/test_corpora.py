@@ -94,7 +94,7 @@ def corpus(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     name = corpus_id(path)
     package = "corpus_" + re.sub(r"\W", "_", name)
     out_dir = tmp_path_factory.mktemp(package)
-    root = genpkg.generate_package([path], out_dir, package, formatted=False)
+    root = genpkg.generate_package([path], out_dir, package)
     messages = genpkg.load_messages([path])
     assert messages, f"corpus {name} has no specs"
     live = [m for m in messages if not m.removed]

@@ -70,8 +70,8 @@ def test_big_corpus_generates_identical_bytes_under_different_hash_seeds(
     tmp_path: Path,
 ) -> None:
     corpus = genpkg.corpus_folders()[-1]
-    first = generate(corpus, tmp_path / "a", "1", "--no-format")
-    second = generate(corpus, tmp_path / "b", "987654", "--no-format")
+    first = generate(corpus, tmp_path / "a", "1")
+    second = generate(corpus, tmp_path / "b", "987654")
     assert len(first) > 50
     assert_same_trees(first, second)
 

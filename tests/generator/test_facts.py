@@ -189,7 +189,7 @@ def test_bad_facts_file_fails_generation_with_one_line(tmp_path: Path) -> None:
         json.dumps({"facts": "api-keys", "entries": [{"key": 0, "name": "A", "about": "x"}]})
     )
     with pytest.raises(SpecError, match=r"^facts\.json: entries\[0\]: unknown key\(s\) 'about'"):
-        generate_files([tmp_path], warn=False, formatted=False)
+        generate_files([tmp_path], warn=False)
 
 
 def test_error_codes_agree_with_kafka_python() -> None:
@@ -266,7 +266,7 @@ def test_spec_name_wins_over_the_facts_with_a_warning(
         )
     )
     specs = [p for p in SPECS.glob("*.json")]
-    files = generate_files([*specs, tmp_path], warn=True, formatted=False)
+    files = generate_files([*specs, tmp_path], warn=True)
     err = capsys.readouterr().err
     assert (
         "warning: names.json: api key 18 is Versions in the facts table but ApiVersions "
@@ -286,7 +286,7 @@ def test_facts_none_still_generates_empty_tables(tmp_path: Path) -> None:
     """--facts none: no bundled tables, yet error_codes and releases exist (the runtime
     imports them), empty."""
     specs = [p for p in SPECS.glob("*.json")]
-    files = {f.path: f.text for f in generate_files(specs, formatted=False, facts=None)}
+    files = {f.path: f.text for f in generate_files(specs, facts=None)}
     assert "class ErrorCode(IntEnum):" in files["error_codes.py"]
     assert " = 35" not in files["error_codes.py"]
     assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
@@ -307,7 +307,7 @@ def test_facts_path_replaces_the_bundled_tables(tmp_path: Path) -> None:
         )
     )
     specs = [p for p in SPECS.glob("*.json")]
-    files = {f.path: f.text for f in generate_files(specs, formatted=False, facts=tmp_path)}
+    files = {f.path: f.text for f in generate_files(specs, facts=tmp_path)}
     assert "    SEVEN = 7\n" in files["error_codes.py"] and " = 35" not in files["error_codes.py"]
     assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
 

@@ -31,7 +31,7 @@ def corpus_specs() -> Path:
 @pytest.fixture(scope="module")
 def corpus_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("contract")
-    genpkg.generate_package([corpus_specs()], out, "contract_corpus", formatted=False)
+    genpkg.generate_package([corpus_specs()], out, "contract_corpus")
     return out / "contract_corpus"
 
 

@@ -30,14 +30,14 @@ def write_data_spec(folder: Path, name: str) -> None:
 def test_a_spec_cannot_take_a_runtime_module_name(tmp_path: Path, name: str) -> None:
     write_data_spec(tmp_path, name)
     with pytest.raises(SpecError) as info:
-        generate_files([tmp_path], warn=False, formatted=False)
+        generate_files([tmp_path], warn=False)
     assert info.value.rule == "module-name"
     assert f"{name}.json" in str(info.value) and "uses for itself" in str(info.value)
 
 
 def test_data_messages_get_a_module_of_their_own(tmp_path: Path) -> None:
     write_data_spec(tmp_path, "PartitionRecordLike")
-    paths = {f.path for f in generate_files([tmp_path], warn=False, formatted=False)}
+    paths = {f.path for f in generate_files([tmp_path], warn=False)}
     assert "partition_record_like.py" in paths
     # no request/response headers in this set: no framing, nor what is built on it
     for module in ("framing", "connection", "client", "aio"):
@@ -95,7 +95,7 @@ def test_two_messages_of_one_module_cannot_define_one_class(tmp_path: Path) -> N
     write_header_spec(tmp_path, "RequestHeader", "XFoo")
     write_header_spec(tmp_path, "RequestHeaderX", "Foo")
     with pytest.raises(SpecError) as info:
-        generate_files([tmp_path], warn=False, formatted=False)
+        generate_files([tmp_path], warn=False)
     assert info.value.rule == "class-name"
     assert "would both define class RequestHeaderXFoo in one module" in str(info.value)
 
@@ -103,7 +103,7 @@ def test_two_messages_of_one_module_cannot_define_one_class(tmp_path: Path) -> N
 def test_struct_classes_sit_beside_their_message(tmp_path: Path) -> None:
     write_header_spec(tmp_path, "RequestHeader", "Item")
     write_header_spec(tmp_path, "ResponseHeader", "Item")
-    files = {f.path: f.text for f in generate_files([tmp_path], warn=False, formatted=False)}
+    files = {f.path: f.text for f in generate_files([tmp_path], warn=False)}
     text = files["headers.py"]
     # Same struct name in both messages: each gets its message's prefix, at module level.
     assert "\nclass RequestHeaderItem(Struct):" in text

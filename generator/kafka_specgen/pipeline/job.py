@@ -216,7 +216,7 @@ def package_for(specs: Sequence[Path] | None, workdir: Path) -> tuple[str, Path,
     digest = hashlib.sha1("\0".join(str(Path(p).resolve()) for p in paths).encode()).hexdigest()
     name = f"kafka_messages_{digest[:10]}"
     messages, facts = load_specs(paths, warn=False)
-    write_package(package_files(messages, facts, formatted=False), workdir / name)
+    write_package(package_files(messages, facts), workdir / name)
     import importlib
 
     importlib.invalidate_caches()
