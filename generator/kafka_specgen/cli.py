@@ -159,7 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (SpecError, GeneratedCodeError) as exc:
-        print(f"kafka-specgen: error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines():
+            print(f"kafka-specgen: error: {line}", file=sys.stderr)
         return 1
     except ModuleNotFoundError as exc:
         top = (exc.name or "").split(".")[0]

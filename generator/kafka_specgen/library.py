@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Sequence
 
+from .errors import each
 from .facts import Facts, api_names, build_facts, split_raws, with_fallback
 from .format import cache_dir, format_files, write_package
 from .load import load_paths
@@ -47,8 +48,7 @@ def load_specs(
         folder = bundled_specs() / "facts" if facts == BUNDLED_FACTS else Path(facts)
         fallback = build_facts(split_raws(load_paths([folder]))[1])
     facts_used = with_fallback(spec_facts, fallback)
-    for raw in raws:
-        validate_spec(raw)
+    each(raws, validate_spec)  # every file's schema errors, then the model's
     messages = build_messages(raws)
     if warn:
         warnings = [w for raw in raws for w in raw.warnings]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .errors import SpecError
+from .errors import SpecError, each
 
 ARCHIVE_SUFFIXES = (".zip", ".jar")
 
@@ -95,7 +95,7 @@ def load_path(path: Path) -> list[RawSpec]:
 
 def load_paths(paths: Sequence[Path]) -> list[RawSpec]:
     """Load several inputs, in the order given."""
-    return [spec for path in paths for spec in load_path(path)]
+    return [spec for specs in each(paths, load_path) for spec in specs]
 
 
 # --- reading files ---------------------------------------------------------------------
@@ -108,7 +108,7 @@ def _load_folder(folder: Path) -> list[RawSpec]:
         for file in folder.rglob("*.json")
         if file.is_file()
     }
-    return [_parse_bytes(files[source].read_bytes(), source) for source in sorted(files)]
+    return each(sorted(files), lambda source: _parse_bytes(files[source].read_bytes(), source))
 
 
 def _load_archive(archive: Path) -> list[RawSpec]:
@@ -119,9 +119,10 @@ def _load_archive(archive: Path) -> list[RawSpec]:
                 for name in zipped.namelist()
                 if name.endswith(".json") and not name.endswith("/")
             )
-            return [
-                _parse_bytes(zipped.read(member), f"{archive.name}!/{member}") for member in members
-            ]
+            return each(
+                members,
+                lambda member: _parse_bytes(zipped.read(member), f"{archive.name}!/{member}"),
+            )
     except zipfile.BadZipFile as error:
         raise SpecError(
             archive.name, "bad-archive", f"not a readable zip/jar archive: {error}"

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .errors import SpecError
+from .errors import SpecError, each, raise_all
 from .load import RawSpec
 from .versions import NONE, Versions
 from .wiretypes import INT_RANGES, WIRE_TYPES
@@ -260,22 +260,27 @@ def check_class_names(messages: Sequence[Message]) -> None:
 
 def build_messages(raws: Sequence[RawSpec]) -> list[Message]:
     """Build and cross-check every message; sorted by name for deterministic output."""
-    messages = [MessageBuilder(raw).build() for raw in raws]
+    messages = each(raws, lambda raw: MessageBuilder(raw).build())
     check_message_set(messages)
     return sorted(messages, key=lambda m: (m.name, m.source))
 
 
 def check_message_set(messages: Iterable[Message]) -> None:
-    """Rules that span files: unique names, one request and one response per api key."""
+    """Rules that span files: unique names, one request and one response per api key.
+    Every break of them is reported."""
+    errors: list[SpecError] = []
     by_name: dict[str, Message] = {}
     by_key: dict[tuple[str, int, str], Message] = {}
     for message in messages:
         if message.name in by_name:
-            raise SpecError(
-                message.source,
-                "duplicate-message",
-                f"message {message.name} is also defined in {by_name[message.name].source}",
+            errors.append(
+                SpecError(
+                    message.source,
+                    "duplicate-message",
+                    f"message {message.name} is also defined in {by_name[message.name].source}",
+                )
             )
+            continue
         by_name[message.name] = message
         if message.api_key is None:
             continue
@@ -284,21 +289,27 @@ def check_message_set(messages: Iterable[Message]) -> None:
         scope = message.scope if message.type in SCOPED_RECORD_TYPES else ""
         slot = (message.type, message.api_key, scope)
         if slot in by_key:
-            raise SpecError(
-                message.source,
-                "duplicate-api-key",
-                f"{message.type} api key {message.api_key} is also used by "
-                f"{by_key[slot].name} ({by_key[slot].source})",
+            errors.append(
+                SpecError(
+                    message.source,
+                    "duplicate-api-key",
+                    f"{message.type} api key {message.api_key} is also used by "
+                    f"{by_key[slot].name} ({by_key[slot].source})",
+                )
             )
+            continue
         by_key[slot] = message
     for (kind, key, scope), message in sorted(by_key.items()):
         other = PAIRED_TYPES.get(kind)
         if other and (other, key, scope) not in by_key:
-            raise SpecError(
-                message.source,
-                "unpaired-api",
-                f"api key {key} has a {kind} ({message.name}) but no {other}",
+            errors.append(
+                SpecError(
+                    message.source,
+                    "unpaired-api",
+                    f"api key {key} has a {kind} ({message.name}) but no {other}",
+                )
             )
+    raise_all(errors)
 
 
 #: Types that come in pairs sharing an api key (a coordinator record is a key and a value).

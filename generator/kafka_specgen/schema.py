@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unus
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.validators import extend  # type: ignore[import-untyped, unused-ignore]
 
-from .errors import SpecError
+from .errors import SpecError, raise_all
 from .load import RawSpec
 
 SCHEMA_PATH = Path(__file__).with_name("spec.schema.json")
@@ -32,11 +32,13 @@ _RULE_ORDER = {"unknown-key": 0, "missing-key": 1, "bad-value": 2}
 
 
 def validate_spec(raw: RawSpec) -> None:
-    """Raise a ``SpecError`` for the first schema violation in ``raw``, if any."""
+    """Raise the schema violations in ``raw``, if any: the first one at each place (a
+    place's later ones mostly follow from it), in the order of the file."""
     errors: Iterable[ValidationError] = _validator().iter_errors(raw.data)
-    first = min(errors, key=_error_order, default=None)
-    if first is not None:
-        raise _to_spec_error(first, raw)
+    first_at: dict[tuple[object, ...], ValidationError] = {}
+    for error in sorted(errors, key=_error_order):
+        first_at.setdefault(tuple(error.absolute_path), error)
+    raise_all([_to_spec_error(error, raw) for error in first_at.values()])
 
 
 @cache

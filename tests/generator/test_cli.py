@@ -166,3 +166,60 @@ def test_a_template_bug_is_one_clear_error() -> None:
     broken = GeneratedFile("broken.py", "def f(:\n    pass\n")
     with pytest.raises(GeneratedCodeError, match=r"generated broken\.py is not valid Python"):
         format_files([GeneratedFile("fine.py", "x = 1\n"), broken])
+
+
+def bad_request(name: str, key: int, field: str) -> str:
+    return (
+        f'{{"apiKey": {key}, "type": "request", "name": "{name}", "validVersions": "0",'
+        ' "flexibleVersions": "none", "fields": [' + field + "]}"
+    )
+
+
+def test_every_independent_spec_error_is_reported_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # one file with two schema mistakes, one with a model mistake, a pair missing its half
+    (tmp_path / "TwoMistakesRequest.json").write_text(
+        bad_request(
+            "TwoMistakesRequest",
+            1,
+            '{"name": "A", "type": "int32", "versions": "0+", "nulableVersions": "0+"},'
+            ' {"name": "B", "type": "int33", "versions": "0+"}',
+        )
+    )
+    (tmp_path / "BadDefaultRequest.json").write_text(
+        bad_request(
+            "BadDefaultRequest",
+            2,
+            '{"name": "C", "type": "int8", "versions": "0+", "default": "999"}',
+        )
+    )
+    code = main(["generate", "--specs", str(tmp_path), "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert all(line.startswith("kafka-specgen: error: ") for line in lines)
+    schema = [line for line in lines if "TwoMistakesRequest.json" in line]
+    assert len(schema) == 2, lines
+    assert "[rule: unknown-key]" in schema[0] and "int33" in schema[1]
+    # the schema errors stop the run before the model looks at the files
+    assert not any("BadDefaultRequest" in line for line in lines)
+    (tmp_path / "TwoMistakesRequest.json").unlink()
+    (tmp_path / "OtherRequest.json").write_text(
+        bad_request(
+            "OtherRequest", 3, '{"name": "D", "type": "int16", "versions": "0+", "default": "x"}'
+        )
+    )
+    code = main(["generate", "--specs", str(tmp_path), "--out", str(tmp_path / "out")])
+    lines = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert len([line for line in lines if "[rule: bad-default]" in line]) == 2, lines
+
+
+def test_spec_errors_are_capped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for n in range(60):
+        (tmp_path / f"R{n}Request.json").write_text(
+            bad_request(f"R{n}Request", n, '{"name": "A", "type": "int33", "versions": "0+"}')
+        )
+    assert main(["generate", "--specs", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 51 and lines[-1] == "kafka-specgen: error: ... and 10 more spec errors"

@@ -118,8 +118,8 @@ def hostile_pkg(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     ]
     write(root / "hostile_specs", [data_spec("HostileData", hostile_fields)])
     write(root / "benign_specs", [data_spec("HostileData", benign_fields)])
-    generate_package([root / "hostile_specs"], root / "out", "hostile_specs_pkg", formatted=True)
-    generate_package([root / "benign_specs"], root / "benign", "benign_specs_pkg", formatted=True)
+    generate_package([root / "hostile_specs"], root / "out", "hostile_specs_pkg")
+    generate_package([root / "benign_specs"], root / "benign", "benign_specs_pkg")
     return root / "out" / "hostile_specs_pkg", root / "benign" / "benign_specs_pkg"
 
 
@@ -257,7 +257,7 @@ def test_keyword_and_reserved_field_names_are_escaped(tmp_path: Path) -> None:
             )
         ],
     )
-    generate_package([specs], tmp_path / "o", "keyword_pkg", formatted=True)
+    generate_package([specs], tmp_path / "o", "keyword_pkg")
     import importlib
 
     module = importlib.import_module("keyword_pkg.keyword_data")
@@ -312,7 +312,7 @@ def test_struct_names_that_would_shadow_imports_are_prefixed(tmp_path: Path) -> 
         for i, name in enumerate(SHADOWING_NAMES)
     ]
     specs = write(tmp_path / "s", [data_spec("ShadowData", [field("Id", "uuid"), *structs])])
-    generate_package([specs], tmp_path / "o", "shadow_pkg", formatted=True)
+    generate_package([specs], tmp_path / "o", "shadow_pkg")
     import importlib
     import uuid
 

@@ -49,7 +49,7 @@ def test_about_and_default_strings_stay_data(tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     specs.mkdir()
     write_spec(specs)
-    generate_package([specs], tmp_path / "out", "hostile_pkg", formatted=True)
+    generate_package([specs], tmp_path / "out", "hostile_pkg")
     source = (tmp_path / "out" / "hostile_pkg" / "hostile.py").read_text()
     tree = ast.parse(source)
     imports = sorted(

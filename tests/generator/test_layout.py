@@ -141,3 +141,16 @@ SHAPES = [
 def test_each_shape_is_laid_out_as_black_lays_it_out(shape: int) -> None:
     source = SHAPES[shape]()
     assert black_of(source) == source
+
+
+@pytest.mark.parametrize("facts", ["bundled", None])
+def test_small_packages_are_black_formatted_too(tmp_path: Path, facts: str | None) -> None:
+    """Tables with no rows or one (no APIs, no facts, one module) have layouts of their own."""
+    (tmp_path / "OneData.json").write_text(
+        '{"type": "data", "name": "OneData", "validVersions": "0", "flexibleVersions": "none",'
+        ' "fields": [{"name": "X", "type": "int32", "versions": "0+"}]}'
+    )
+    files = generate_files([tmp_path], warn=False, facts=facts)
+    modules = [f for f in files if f.path.endswith(".py") and not f.formatted]
+    assert {"registry.py", "error_codes.py", "one_data.py"} <= {f.path for f in modules}
+    assert [f.path for f in modules if black_of(f.text) != f.text] == []

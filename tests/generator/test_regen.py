@@ -78,7 +78,7 @@ def test_regen_check_shows_the_code_and_the_changelog(tmp_path: Path) -> None:
     assert "  changed  api_versions.py" in out or "  changed  registry.py" in out
     assert (tmp_path / "code.diff").read_text().startswith("diff ")
     assert "API 0 Produce" in out and "ProduceRequest: added (versions 3-13" in out
-    assert "MetadataRequest: removed (had versions 0-12)" in out
+    assert "MetadataRequest: not in the new set (had versions 0-12)" in out
 
 
 # --- carrying removed versions forward -----------------------------------------------------
