@@ -13,6 +13,7 @@ from . import __version__, broker_versions, diff, fake_broker
 from .errors import SpecError
 from .format import GeneratedCodeError, compare_package, write_package
 from .library import BUNDLED_FACTS, generate_files
+from .selection import Selection, SelectionError
 from .views import Flavour
 from .pipeline import capture, job, report
 
@@ -53,6 +54,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         progress=progress,
         flavour=Flavour(args.flavour),
         facts=None if args.facts == "none" else args.facts,
+        selection=Selection(split_list(args.listeners), split_list(args.apis)),
     )
     package_dir = Path(args.out) / args.package
     if args.check:
@@ -77,6 +79,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         f"in {elapsed:.1f} s"
     )
     return 0
+
+
+def split_list(text: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (text or "").split(",") if part.strip())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -137,6 +143,19 @@ def register_generate(commands: Any) -> None:
         "mypyc build (native constructors, librt reads; needs librt at run time)",
     )
     gen.add_argument(
+        "--listeners",
+        metavar="NAME,...",
+        help="keep only the APIs whose requests list one of these of Kafka's listeners "
+        "(zkBroker, broker, controller; 'broker' is what clients talk to), plus the headers "
+        "and the data specs: a client-only package",
+    )
+    gen.add_argument(
+        "--apis",
+        metavar="NAME|KEY,...",
+        help="keep only these APIs (e.g. Produce,Fetch,3), plus the headers and the data "
+        "specs; with --listeners, both sets are kept",
+    )
+    gen.add_argument(
         "--black",
         action="store_true",
         help="also run black over the modules: they are laid out as black does already, so "
@@ -158,6 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except SelectionError as exc:
+        print(f"kafka-specgen {args.command}: {exc}", file=sys.stderr)
+        return 2
     except (SpecError, GeneratedCodeError) as exc:
         for line in str(exc).splitlines():
             print(f"kafka-specgen: error: {line}", file=sys.stderr)

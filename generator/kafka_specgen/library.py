@@ -23,6 +23,7 @@ from .load import load_paths
 from .model import Message, build_messages
 from .render import GeneratedFile, render_package, spec_api_names
 from .resources import package_folder
+from .selection import Selection
 from .views import Flavour
 from .schema import validate_spec
 
@@ -32,13 +33,18 @@ releases), so a package generated from upstream specs has them too."""
 
 
 def load_specs(
-    spec_paths: Sequence[Path], *, warn: bool = True, facts: Path | str | None = BUNDLED_FACTS
+    spec_paths: Sequence[Path],
+    *,
+    warn: bool = True,
+    facts: Path | str | None = BUNDLED_FACTS,
+    selection: Selection = Selection(),
 ) -> tuple[list[Message], Facts]:
     """Run load -> schema -> model: the validated messages and facts tables of a spec set.
 
     Facts tables (a top-level ``"facts"`` key) take their own path: facts.schema.json. A
     table the specs carry wins; the others come from ``facts``: the bundled tables, a
-    folder or file of tables, or None for none.
+    folder or file of tables, or None for none. ``selection`` keeps part of the messages
+    (every spec is still validated).
     """
     raws, fact_raws = split_raws(load_paths(spec_paths))
     spec_facts = build_facts(fact_raws)
@@ -49,7 +55,7 @@ def load_specs(
         fallback = build_facts(split_raws(load_paths([folder]))[1])
     facts_used = with_fallback(spec_facts, fallback)
     each(raws, validate_spec)  # every file's schema errors, then the model's
-    messages = build_messages(raws)
+    messages = selection.apply(build_messages(raws))
     if warn:
         warnings = [w for raw in raws for w in raw.warnings]
         warnings += [w for message in messages for w in message.warnings]
@@ -67,6 +73,7 @@ def generate_files(
     progress: Callable[[int, int], None] | None = None,
     flavour: Flavour = Flavour.PURE,
     facts: Path | str | None = BUNDLED_FACTS,
+    selection: Selection = Selection(),
 ) -> list[GeneratedFile]:
     """Run load -> schema -> model -> render -> format; return the package's files.
 
@@ -74,7 +81,7 @@ def generate_files(
     already: it only confirms it; needs black installed).
     ``facts``: as for ``load_specs``.
     """
-    messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts)
+    messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts, selection=selection)
     return package_files(messages, facts_used, black=black, progress=progress, flavour=flavour)
 
 
