@@ -89,8 +89,14 @@ pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
 
-.PHONY: bench bench-codecs bench-records compiled test-compiled
-bench: bench-codecs bench-records bench-pipeline ## every benchmark: codecs and record batches beside the peers, then the Spark pipeline
+.PHONY: bench bench-codecs bench-records bench-connection bench-fake-broker compiled test-compiled
+
+bench-connection: $(VENV)/.installed ## the connection layer per request beside bare framing and kafka-python's KafkaProtocol -> bench/CONNECTION.md
+	$(PY) bench/connection_bench.py --json bench/connection_results.json --markdown bench/CONNECTION.md
+
+bench-fake-broker: $(VENV)/.installed ## consume from the fake broker with our client, kafka-python and aiokafka; its Produce requests/s from librdkafka -> bench/FAKE_BROKER.md
+	$(PY) bench/fake_broker_bench.py --json bench/fake_broker_results.json --markdown bench/FAKE_BROKER.md
+bench: bench-codecs bench-records bench-connection bench-fake-broker bench-pipeline ## every benchmark: codecs, record batches, the connection and the fake broker beside the peers, then the Spark pipeline
 
 bench-codecs: $(VENV)/.installed ## codec benchmark, pure-Python and mypyc builds, beside kio and kafka-python 3 -> bench/results.json, bench/RESULTS.md (BENCH_ARGS="--quick --cases ..." or "--no-compiled")
 	$(PY) bench/run.py $(BENCH_ARGS)

@@ -245,3 +245,25 @@ def test_generation_is_timed_cold_and_sized() -> None:
     rows = {row["key"]: row for row in report.targets({"cases": {}, "generate": gen})}
     assert rows["size"]["met"] is True and f"{gen['py_bytes']:,} bytes" in rows["size"]["value"]
     assert rows["generate"]["met"] is not None
+
+
+def test_connection_bench_measures_three_sides() -> None:
+    from bench import connection_bench
+
+    result = connection_bench.measure(requests=20, repeats=1)
+    assert set(result["us_per_round_trip"]) == set(connection_bench.SIDES)
+    assert set(result["ours_vs"]) == set(connection_bench.SIDES) - {"ClientConnection"}
+    assert all(value > 0 for value in result["us_per_round_trip"].values())
+    assert "| kafka-python KafkaProtocol |" in connection_bench.markdown(result)
+
+
+def test_fake_broker_bench_consumes_every_record(tmp_path: Path) -> None:
+    from bench import fake_broker_bench
+
+    out = tmp_path / "fb.json"
+    assert fake_broker_bench.main(["--records", "300", "--requests", "20", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert set(result["consume"]) == {"none", "lz4"}
+    for rates in result["consume"].values():
+        assert set(rates) == set(fake_broker_bench.CONSUMERS)
+    assert result["broker"]["produce_requests"] == 20
