@@ -43,7 +43,7 @@ if (
     shutil.which("java") is None
     or subprocess.run(["java", "-version"], capture_output=True, check=False).returncode != 0
 ):
-    raise RuntimeError("PySpark needs Java 17+ on PATH (see README: the pipeline)")
+    raise RuntimeError("PySpark needs Java 17+ on PATH (docs/pipeline.md, 'Set-up')")
 
 import pyarrow.parquet as pq  # noqa: E402
 

@@ -180,7 +180,8 @@ def spark_submit(
     timeout: float = 600,
     conf: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``spark-submit --master MASTER SCRIPT ARGS`` (the README's recipe), output in ``log``."""
+    """``spark-submit --master MASTER SCRIPT ARGS`` (docs/pipeline.md, "On a cluster"),
+    output in ``log``."""
     command = [str(spark_home() / "bin" / "spark-submit"), "--master", master]
     for key, value in (conf or {}).items():
         command += ["--conf", f"{key}={value}"]

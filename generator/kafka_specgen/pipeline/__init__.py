@@ -1,2 +1,3 @@
-"""Captured Kafka traffic: the recording proxy (``pipeline.capture``) and, later, the
-PySpark pipeline over capture files. Importing this package imports nothing heavy."""
+"""Captured Kafka traffic: the recording proxy (``capture``), capture files and pcap input
+(``frames``, ``pcap``), the PySpark pipeline over them (``job``, ``decode``, ``readiness``)
+and its HTML report (``report``). Importing this package imports nothing heavy."""

@@ -290,7 +290,8 @@ def register(commands: Any) -> None:
         "capture",
         help="record Kafka traffic through a TCP proxy as JSON lines",
         description="Relay client connections to a broker unchanged and write every "
-        "request and response frame as one JSON line (see README: capture files).",
+        "request and response frame as one JSON line (the format: docs/pipeline.md, "
+        "'Capture files').",
     )
     cap.add_argument(
         "--listen",

@@ -38,7 +38,7 @@ import json
 import os
 import struct
 from collections import deque
-from typing import IO, Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 #: Frames larger than this (Kafka's socket.request.max.bytes) mean the stream is not Kafka
 #: or lost sync: the proxy stops recording that stream, ``split_stream`` makes the rest
@@ -500,28 +500,3 @@ def pair_frames(
         )
     rows.sort(key=lambda r: (r.ts if r.ts is not None else 0.0, r.direction != "request"))
     return rows
-
-
-def write_capture(
-    rows: Iterable[Row], out: IO[str], conn_numbers: dict[str, int] | None = None
-) -> int:
-    """Write rows as a capture file (``capture_line`` each); returns the count. Connections
-    are numbered from 1 in order of appearance (``conn_numbers`` keeps the numbering)."""
-    numbers = conn_numbers if conn_numbers is not None else {}
-    count = 0
-    for row in rows:
-        number = numbers.setdefault(row.conn, len(numbers) + 1)
-        out.write(
-            capture_line(
-                row.ts,
-                number,
-                row.direction,
-                row.api_key,
-                row.api_version,
-                row.correlation_id,
-                row.client_id,
-                row.frame,
-            )
-        )
-        count += 1
-    return count
