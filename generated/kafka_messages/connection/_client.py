@@ -44,6 +44,7 @@ from ._policy import (
     SASL_HANDSHAKE,
     UNSOLICITED_MEMORY,
     UNSUPPORTED_VERSION,
+    split_frames,
 )
 
 # --- the client ---------------------------------------------------------------------------
@@ -418,25 +419,8 @@ class ClientConnection:
             self._write(self._queue.popleft(), now)
 
     def _read_frames(self, now: float, events: list[Event]) -> None:
-        buffer = self._buffer
-        pos = 0
-        try:
-            while len(buffer) - pos >= 4:
-                (size,) = _INT32.unpack_from(buffer, pos)
-                # Judged from the 4-byte prefix alone: nothing of a huge frame is buffered.
-                if size < 0 or size > self.max_frame_size:
-                    raise ProtocolFailure(
-                        FailureCause.FRAME_TOO_LARGE,
-                        f"the peer announced a frame of {size} bytes "
-                        f"(the limit is {self.max_frame_size})",
-                    )
-                if len(buffer) - pos - 4 < size:
-                    break
-                frame = bytes(buffer[pos + 4 : pos + 4 + size])
-                pos += 4 + size
-                self._frame(frame, now, events)
-        finally:
-            del buffer[:pos]
+        for frame in split_frames(self._buffer, self.max_frame_size, "peer"):
+            self._frame(frame, now, events)
 
     def _frame(self, frame: bytes, now: float, events: list[Event]) -> None:
         if self._raw_sasl:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import cast
 
 from ..negotiation import VersionRange
-from ._events import ReleaseGuess, Request
+from ._events import FailureCause, ProtocolFailure, ReleaseGuess, Request
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
@@ -141,3 +141,27 @@ def _error_name(code: int) -> str:
         return str(module.error_name(code))
     except (ImportError, AttributeError):
         return f"error {code}"
+
+
+def split_frames(buffer: bytearray, max_frame_size: int, sender: str) -> list[bytes]:
+    """The whole size-prefixed frames at the front of ``buffer``, taken out of it. A size
+    over ``max_frame_size`` fails from its 4-byte prefix alone: nothing of a huge frame is
+    buffered first. ``sender`` names the peer in that failure."""
+    frames: list[bytes] = []
+    pos = 0
+    try:
+        while len(buffer) - pos >= 4:
+            (size,) = _INT32.unpack_from(buffer, pos)
+            if size < 0 or size > max_frame_size:
+                raise ProtocolFailure(
+                    FailureCause.FRAME_TOO_LARGE,
+                    f"the {sender} announced a frame of {size} bytes "
+                    f"(the limit is {max_frame_size})",
+                )
+            if len(buffer) - pos - 4 < size:
+                break
+            frames.append(bytes(buffer[pos + 4 : pos + 4 + size]))
+            pos += 4 + size
+    finally:
+        del buffer[:pos]
+    return frames

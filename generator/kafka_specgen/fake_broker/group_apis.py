@@ -236,34 +236,32 @@ def leave_group(call: Call) -> Any:
 
 def offset_commit(call: Call) -> Any:
     req, state = call.request, call.state
-    topic_class = call.item(call.response, "topics")
-    partition_class = call.item(topic_class, "partitions")
     generation = field_of(req, "generation_id_or_member_epoch", "generation_id", default=-1)
     with state.lock:
         group = state.group(req.group_id)
         code = NONE
         if generation >= 0 or req.member_id:
             code = _member_check(call, group, req.member_id, generation)
-        topics = []
-        for t in req.topics:
-            for p in t.partitions:
-                if code == NONE:
-                    group.offsets[(t.name, p.partition_index)] = (
-                        p.committed_offset,
-                        p.committed_metadata,
-                    )
-            topics.append(
-                call.make(
-                    topic_class,
-                    name=t.name,
-                    partitions=[
-                        call.make(
-                            partition_class, partition_index=p.partition_index, error_code=code
-                        )
-                        for p in t.partitions
-                    ],
-                )
-            )
+        return commit_offsets(call, group.offsets if code == NONE else None, code)
+
+
+def commit_offsets(
+    call: Call, into: dict[tuple[str, int], tuple[int, str | None]] | None, code: int
+) -> Any:
+    """The answer to OffsetCommit and TxnOffsetCommit: the request's offsets stored
+    ``into`` (unless None), and ``code`` for every partition."""
+    topic_class = call.item(call.response, "topics")
+    partition_class = call.item(topic_class, "partitions")
+    topics = []
+    for t in call.request.topics:
+        for p in t.partitions:
+            if into is not None:
+                into[(t.name, p.partition_index)] = (p.committed_offset, p.committed_metadata)
+        partitions = [
+            call.make(partition_class, partition_index=p.partition_index, error_code=code)
+            for p in t.partitions
+        ]
+        topics.append(call.make(topic_class, name=t.name, partitions=partitions))
     return call.reply(topics=topics)
 
 

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from .call import Call, field_of
+from .group_apis import commit_offsets
 from .log import AbortedTxn
 from .state import (
     INVALID_PRODUCER_EPOCH,
@@ -101,31 +102,12 @@ def add_offsets_to_txn(call: Call) -> Any:
 
 
 def txn_offset_commit(call: Call) -> Any:
+    """Offsets held back until the transaction commits (dropped if it aborts)."""
     req, state = call.request, call.state
-    topic_class = call.item(call.response, "topics")
-    partition_class = call.item(topic_class, "partitions")
     with state.lock:
         txn, code = _transaction(call, req.transactional_id, req.producer_id, req.producer_epoch)
-        topics = []
-        for t in req.topics:
-            for p in t.partitions:
-                if txn is not None:
-                    txn.pending_offsets.setdefault(req.group_id, {})[
-                        (t.name, p.partition_index)
-                    ] = (p.committed_offset, p.committed_metadata)
-            topics.append(
-                call.make(
-                    topic_class,
-                    name=t.name,
-                    partitions=[
-                        call.make(
-                            partition_class, partition_index=p.partition_index, error_code=code
-                        )
-                        for p in t.partitions
-                    ],
-                )
-            )
-    return call.reply(topics=topics)
+        pending = None if txn is None else txn.pending_offsets.setdefault(req.group_id, {})
+        return commit_offsets(call, pending, code)
 
 
 def end_txn(call: Call) -> Any:

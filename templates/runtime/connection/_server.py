@@ -22,11 +22,11 @@ from ._events import (
 )
 from ._policy import (
     _INT16,
-    _INT32,
     API_VERSIONS,
     expects_response,
     SASL_HANDSHAKE,
     UNSUPPORTED_VERSION,
+    split_frames,
 )
 
 # --- the server ---------------------------------------------------------------------------
@@ -85,27 +85,11 @@ class ServerConnection:
         return events
 
     def _read_frames(self, events: list[Event]) -> None:
-        buffer = self._buffer
-        pos = 0
-        try:
-            while len(buffer) - pos >= 4:
-                (size,) = _INT32.unpack_from(buffer, pos)
-                if size < 0 or size > self.max_frame_size:
-                    raise ProtocolFailure(
-                        FailureCause.FRAME_TOO_LARGE,
-                        f"the client announced a frame of {size} bytes "
-                        f"(the limit is {self.max_frame_size})",
-                    )
-                if len(buffer) - pos - 4 < size:
-                    break
-                frame = bytes(buffer[pos + 4 : pos + 4 + size])
-                pos += 4 + size
-                if self._raw_sasl:
-                    events.append(SaslTokenReceived(frame))
-                else:
-                    events.append(self._request(frame))
-        finally:
-            del buffer[:pos]
+        for frame in split_frames(self._buffer, self.max_frame_size, "client"):
+            if self._raw_sasl:
+                events.append(SaslTokenReceived(frame))
+            else:
+                events.append(self._request(frame))
 
     def _request(self, frame: bytes) -> RequestReceived:
         if len(frame) < 8:
