@@ -12,6 +12,7 @@ import pytest
 from kafka_specgen.cli import TerminalProgress, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
+GOLDEN_CAPTURE = ROOT / "tests" / "golden" / "handmade_requests.jsonl"
 
 
 def test_progress_is_rewritten_in_place_and_ends_the_line(
@@ -91,7 +92,7 @@ def test_pipeline_without_the_spark_extra_says_which_extra_to_install(tmp_path: 
     script = (
         "import sys; sys.modules['pyspark'] = None\n"  # as if pyspark were not installed
         "from kafka_specgen.cli import main\n"
-        f"sys.exit(main(['pipeline', '--input', {str(tmp_path)!r}, '--out', "
+        f"sys.exit(main(['pipeline', '--input', {str(GOLDEN_CAPTURE)!r}, '--out', "
         f"{str(tmp_path / 'out')!r}]))\n"
     )
     result = subprocess.run(

@@ -49,11 +49,8 @@ import pyarrow.parquet as pq  # noqa: E402
 
 from kafka_specgen.pipeline import frames as fr  # noqa: E402
 from kafka_specgen.pipeline import pcap  # noqa: E402
-from kafka_specgen.pipeline.datasource import (
-    KafkaCaptureDataSource,
-    input_files,
-    read_frames,
-)  # noqa: E402
+from kafka_specgen.pipeline.datasource import KafkaCaptureDataSource, read_frames  # noqa: E402
+from kafka_specgen.pipeline.inputs import input_files  # noqa: E402
 from kafka_specgen.pipeline.decode import (
     DECODED_COLUMNS,
     DECODED_DDL,

@@ -260,7 +260,15 @@ def cmd_capture(args: argparse.Namespace) -> int:
             proxy = CaptureProxy(args.listen, args.upstream, out, args.max_frames, args.quiet)
             return await proxy.serve(args.duration)
 
-        frames = asyncio.run(main())
+        try:
+            frames = asyncio.run(main())
+        except OSError as exc:  # the listening address is taken or not ours
+            host, port = args.listen
+            reason = exc.strerror or str(exc).rsplit(": ", 1)[-1]
+            print(
+                f"kafka-specgen capture: cannot listen on {host}:{port}: {reason}", file=sys.stderr
+            )
+            return 1
     if not args.quiet:
         print(
             f"capture: {frames} frames written to {out_path} in "

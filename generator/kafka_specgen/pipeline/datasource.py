@@ -36,8 +36,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from .frames import COLUMNS, SCHEMA_DDL, capture_rows
-
-CAPTURE_SUFFIXES = (".jsonl", ".json")
+from .inputs import input_files
 
 
 class CapturePartition(InputPartition):
@@ -49,29 +48,6 @@ class CapturePartition(InputPartition):
         super().__init__((path, kind, start, end, file_no))
         self.path, self.kind, self.start, self.end = path, kind, start, end
         self.file_no = file_no
-
-
-def input_files(paths: list[str]) -> list[tuple[str, str]]:
-    """``(path, "pcap" | "capture")`` of every input file, sorted within each folder. The
-    paths are absolute: executors (on a cluster) open them from another working folder."""
-    from .pcap import is_pcap
-
-    found: list[tuple[str, str]] = []
-    for path in map(os.path.abspath, paths):
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs.sort()
-                for name in sorted(files):
-                    full = os.path.join(root, name)
-                    if is_pcap(full):
-                        found.append((full, "pcap"))
-                    elif name.endswith(CAPTURE_SUFFIXES):
-                        found.append((full, "capture"))
-        elif os.path.isfile(path):
-            found.append((path, "pcap" if is_pcap(path) else "capture"))
-        else:
-            raise FileNotFoundError(f"kafka-capture: no such file or folder: {path}")
-    return found
 
 
 def option_paths(options: dict[str, str]) -> list[str]:

@@ -54,6 +54,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from .inputs import InputError, check_inputs
 from .report import REPORT
 
 TABLES = (
@@ -72,8 +73,11 @@ def register(commands: Any) -> None:
         "pipeline",
         help="decode captured traffic (capture files, pcap) into Parquet tables with Spark",
         description="Read capture files and pcap/pcapng, decode every Kafka frame with a "
-        "generated package, and write Parquet tables usage/, conformance/, "
-        "messages/<Message>/ and errors/ under --out (PySpark; local mode by default).",
+        "generated package, and write Parquet tables under --out: usage/, conformance/, "
+        "messages/<Message>/, errors/, batches/ and record_usage/ (unless --no-records), "
+        "readiness/ (with --target-specs) and report.html (with --report). PySpark; local "
+        "mode by default. Decode with Kafka's whole spec set (--specs): the tool's own "
+        "specs have 3 APIs.",
     )
     parser.add_argument(
         "--input",
@@ -136,6 +140,11 @@ def register(commands: Any) -> None:
 def cmd_pipeline(args: argparse.Namespace) -> int:
     if args.fail_on_unready and not args.target_specs:
         print("kafka-specgen pipeline: --fail-on-unready needs --target-specs", file=sys.stderr)
+        return 2
+    try:
+        check_inputs(args.input)
+    except InputError as exc:
+        print(f"kafka-specgen pipeline: {exc}", file=sys.stderr)
         return 2
     summary = run_pipeline(
         args.input,
@@ -337,7 +346,9 @@ def run_pipeline(
     ``records``: read record batches (``batches/``, ``record_usage/``). ``report``: write
     ``out/report.html`` from the tables.
     """
-    # a target spec set that does not load fails here, before Spark starts
+    # input that holds nothing to read, and a target spec set that does not load, fail
+    # here, before Spark starts
+    check_inputs([str(path) for path in inputs])
     target = None
     if target_specs:
         from .readiness import Target
@@ -508,11 +519,12 @@ def _run(
     frame_errors.unionByName(batch_errors).coalesce(1).write.mode("overwrite").parquet(
         str(out / "errors")
     )
-    error_kinds = {
-        r["kind"]: r["count"]
-        for r in spark.read.parquet(str(out / "errors")).groupBy("kind").count().collect()
-    }
+    written_errors = spark.read.parquet(str(out / "errors"))
+    error_kinds = {r["kind"]: r["count"] for r in written_errors.groupBy("kind").count().collect()}
     n_batch_errors = error_kinds.get("batch", 0)
+    unknown_apis = written_errors.filter(
+        (F.col("kind") == "frame") & F.col("reason").contains("unknown api key")
+    ).count()
 
     # conformance/
     mismatch = ok & ~F.col("reencoded_equal")
@@ -660,6 +672,7 @@ def _run(
     return {
         "package": package,
         "frames_read": frames_read,
+        "unknown_api_errors": unknown_apis,
         "decoded": n_decoded,
         "errors": n_errors,
         "records": records,
@@ -788,6 +801,12 @@ def format_summary(s: dict[str, Any]) -> str:
         f"  usage: {s['usage_rows']} rows; messages: {len(s['message_tables'])} tables; "
         f"errors: {s['errors'] + s.get('batch_errors', 0)} rows",
     ]
+    if s.get("unknown_api_errors", 0) * 2 > s["frames_read"]:
+        lines.append(
+            f"  hint: {s['unknown_api_errors']} of {s['frames_read']} frames are of APIs the "
+            "package has no codec for: decode with Kafka's whole spec set, --specs PATH (e.g. "
+            "clients/src/main/resources/common/message of a Kafka checkout)"
+        )
     if s["messages_without_schema"]:
         lines.append(
             f"  no Spark schema (no messages/ table): " f"{', '.join(s['messages_without_schema'])}"

@@ -25,6 +25,7 @@ it, nothing fetched). A table that is absent (e.g. no ``readiness/`` without
 from __future__ import annotations
 
 import argparse
+import sys
 import html
 import math
 import time
@@ -70,7 +71,11 @@ def register(commands: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    path = write_report(args.dir, args.out)
+    try:
+        path = write_report(args.dir, args.out)
+    except FileNotFoundError as exc:
+        print(f"kafka-specgen report: {exc}", file=sys.stderr)
+        return 2
     print(f"kafka-specgen report: wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -1,0 +1,138 @@
+"""The pipeline, report and capture commands fail loudly and early: one line on stderr and
+a non-zero exit, before Spark starts, for input that holds nothing to read."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafka_specgen.cli import build_parser, main
+from kafka_specgen.pipeline.job import format_summary
+
+
+def run_without_spark(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The command line in a Python where pyspark cannot be imported: what fails here,
+    fails before Spark would start."""
+    script = (
+        "import sys; sys.modules['pyspark'] = None\n"
+        "from kafka_specgen.cli import main\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def missing(folder: Path) -> Path:
+    return folder / "does" / "not" / "exist"
+
+
+def empty_folder(folder: Path) -> Path:
+    return folder
+
+
+def empty_capture(folder: Path) -> Path:
+    (folder / "empty.jsonl").write_text("")
+    return folder
+
+
+def capture_without_frames(folder: Path) -> Path:
+    (folder / "no_frames.jsonl").write_text('{"ts": 1, "frame": ""}\nnot json\n')
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (missing, "no such file or folder"),
+        (empty_folder, "no capture files (.jsonl) or pcap files in"),
+        (empty_capture, "no Kafka frames"),
+        (capture_without_frames, "no Kafka frames"),
+    ],
+)
+def test_pipeline_input_with_nothing_to_read(
+    tmp_path: Path, make: Callable[[Path], Path], message: str
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = make(folder)
+    result = run_without_spark(["pipeline", "--input", str(path), "--out", "out"], tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_pipeline_help_names_every_table(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["pipeline", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for table in (
+        "usage/",
+        "conformance/",
+        "messages/",
+        "errors/",
+        "batches/",
+        "record_usage/",
+        "readiness/",
+        "report.html",
+    ):
+        assert table in text, table
+    assert build_parser() is not None
+
+
+def test_report_on_a_folder_without_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no usage/ or conformance/ table" in err
+
+
+def test_capture_on_a_busy_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        args = [
+            "capture",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--upstream",
+            "127.0.0.1:9",
+            "--out",
+            str(tmp_path / "c.jsonl"),
+            "--duration",
+            "1",
+        ]
+        assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+
+
+def summary(frames: int, unknown: int) -> dict[str, object]:
+    return {
+        "frames_read": frames,
+        "decoded": frames - unknown,
+        "errors": unknown,
+        "unknown_api_errors": unknown,
+        "nothing_lost": True,
+        "reencoded_equal": 0,
+        "mismatches": 0,
+        "conformance_rows": 0,
+        "usage_rows": 0,
+        "message_tables": [],
+        "messages_without_schema": [],
+        "out": "out",
+        "job_s": 1.0,
+    }
+
+
+def test_a_summary_of_mostly_unknown_apis_says_to_pass_specs() -> None:
+    assert "hint:" in format_summary(summary(212, 138))
+    assert "--specs PATH" in format_summary(summary(212, 138))
+    assert "hint:" not in format_summary(summary(212, 100))
