@@ -136,3 +136,21 @@ def test_a_summary_of_mostly_unknown_apis_says_to_pass_specs() -> None:
     assert "hint:" in format_summary(summary(212, 138))
     assert "--specs PATH" in format_summary(summary(212, 138))
     assert "hint:" not in format_summary(summary(212, 100))
+
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "handmade_requests.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--target-release", "9.9"], "no Kafka release '9.9' in the table"),
+        (["--target-release", "4.0", "--target-specs", "x"], "not both"),
+        (["--fail-on-unready"], "--fail-on-unready needs --target-release or --target-specs"),
+    ],
+)
+def test_pipeline_target_mistakes(tmp_path: Path, extra: list[str], message: str) -> None:
+    args = ["pipeline", "--input", str(GOLDEN), "--out", "out", *extra]
+    result = run_without_spark(args, tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr

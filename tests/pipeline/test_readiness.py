@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_specgen.pipeline.readiness import Target, judge_rows, verdict
+from kafka_specgen.pipeline.readiness import Target, TargetError, judge_rows, verdict
 from kafka_specgen.versions import Versions
 from tests.support import genpkg
 
@@ -30,16 +30,15 @@ def test_removed_versions_and_missing_apis_are_not_supported(target: Target) -> 
         assert j.reason == f"Produce v{version} was removed: the target accepts v3-13 only"
     assert target.judge_api(0, 3).supported and target.judge_api(0, 13).supported
     assert not target.judge_api(1, 3).supported and target.judge_api(1, 4).supported
-    telemetry = target.judge_api(71, 0, "GetTelemetrySubscriptions")
-    assert not telemetry.supported and telemetry.target_versions == "none"
-    assert "GetTelemetrySubscriptions (api key 71) is not in the target" in telemetry.reason
-    assert target.judge_api(999, 0).reason.startswith("api key 999 (api key 999)")
+    missing = target.judge_api(999, 0)
+    assert not missing.supported and missing.target_versions == "none"
+    assert missing.reason.startswith("api key 999 (api key 999) is not in the target")
 
 
 def test_a_version_above_the_target_is_negotiated_not_broken(target: Target) -> None:
     j = target.judge_api(18, 5)  # ApiVersions: the target has 0-4
     assert j.supported and j.target_versions == "0-4"
-    assert "newer than the target's highest (v4)" in j.reason
+    assert j.reason.startswith("ok, will use v4: v5 is newer than the target's highest")
 
 
 def test_message_formats_follow_the_targets_produce_versions(target: Target) -> None:
@@ -95,3 +94,43 @@ def test_a_target_that_does_not_load_fails_before_anything_runs(tmp_path: Path) 
     bad.write_text('{"apiKey": 0, "type": "request", "name": "ProduceRequest"}')
     with pytest.raises(Exception, match="ProduceRequest|validVersions"):
         Target([bad])
+
+
+def test_a_release_as_target() -> None:
+    target = Target.release("4.0")
+    assert target.label == "Kafka 4.0.2"
+    assert not target.judge_api(0, 2).supported  # Produce v0-2: gone in 4.0 (KIP-896)
+    ok = target.judge_api(0, 9)
+    assert ok.supported and ok.reason.startswith("ok, will use v9")
+    assert Target.release("2.4").judge_api(0, 2).supported
+    with pytest.raises(TargetError, match="no Kafka release '9.9'"):
+        Target.release("9.9")
+
+
+def test_optional_apis_do_not_break_a_client() -> None:
+    """Kafka 3.0 has no telemetry API (KIP-714 came in 3.7): a client that used it against
+    a newer broker just stops; an API clients need is a break."""
+    old = Target.release("3.0")
+    assert 71 not in old.requests
+    telemetry = old.judge_api(71, 0, "GetTelemetrySubscriptions")
+    assert telemetry.supported and telemetry.reason.startswith("optional, not used after")
+    rows = judge_rows(
+        old,
+        [
+            {"client_id": "rd", "api_key": 71, "api_version": 0, "api_name": "GetTelemetry"},
+            {"client_id": "rd", "api_key": 75, "api_version": 0, "api_name": "DescribeTopic"},
+        ],
+    )
+    result = verdict(rows, old.label)
+    assert list(result.breaking.values()) == [["DescribeTopic v0"]]
+
+
+def test_removed_and_deprecated_versions_of_a_spec_target() -> None:
+    newest, trunk = genpkg.CORPORA / "4.3.1", genpkg.CORPORA / "trunk-2024-10"
+    if not (newest.is_dir() and trunk.is_dir()):
+        pytest.skip("no ../shared/kafka-specs")
+    removed = Target([newest]).judge_api(4, 7, "LeaderAndIsr")  # validVersions "none"
+    assert not removed.supported and "was removed from Kafka in the target" in removed.reason
+    metadata = Target([trunk]).judge_api(3, 1)  # trunk deprecates Metadata v0-3
+    assert metadata.supported and "deprecated there" in metadata.reason
+    assert "deprecated" not in Target([trunk]).judge_api(3, 12).reason

@@ -182,7 +182,7 @@ def test_the_page_holds_everything_it_needs(tables: Path) -> None:
 def test_missing_tables_leave_their_sections_out(tmp_path: Path) -> None:
     write(tmp_path, "usage", [usage_row("x", "c", 18, "ApiVersions", 3, 1)])
     page = render_report(tmp_path)
-    assert "No readiness/ table: run the pipeline with --target-specs" in page
+    assert "No readiness/ table: run the pipeline with --target-release X.Y" in page
     assert "No record_usage/ table" in page and "No conformance/ rows" in page
     with pytest.raises(FileNotFoundError):
         render_report(tmp_path / "nothing")

@@ -121,9 +121,15 @@ def register(commands: Any) -> None:
         "readiness/ and prints a verdict",
     )
     parser.add_argument(
+        "--target-release",
+        metavar="X.Y",
+        help="a Kafka release to upgrade to (e.g. 4.0; its brokers' API ranges, from the "
+        "tool's release table): adds readiness/ and prints a verdict naming it",
+    )
+    parser.add_argument(
         "--fail-on-unready",
         action="store_true",
-        help="exit status 1 if a client would break on the --target-specs (for CI)",
+        help="exit status 1 if a client would break on the target (for CI)",
     )
     parser.add_argument(
         "--report", action="store_true", help=f"also write DIR/{REPORT} (pipeline.report)"
@@ -138,12 +144,25 @@ def register(commands: Any) -> None:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    if args.fail_on_unready and not args.target_specs:
-        print("kafka-specgen pipeline: --fail-on-unready needs --target-specs", file=sys.stderr)
+    if args.fail_on_unready and not (args.target_specs or args.target_release):
+        print(
+            "kafka-specgen pipeline: --fail-on-unready needs --target-release or --target-specs",
+            file=sys.stderr,
+        )
+        return 2
+    if args.target_specs and args.target_release:
+        print(
+            "kafka-specgen pipeline: give --target-release or --target-specs, not both",
+            file=sys.stderr,
+        )
         return 2
     try:
         check_inputs(args.input)
-    except InputError as exc:
+        if args.target_release:
+            from .readiness import Target
+
+            Target.release(args.target_release)
+    except (InputError, ValueError) as exc:
         print(f"kafka-specgen pipeline: {exc}", file=sys.stderr)
         return 2
     summary = run_pipeline(
@@ -154,6 +173,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         broker_ports=args.broker_ports,
         progress=not args.quiet,
         target_specs=args.target_specs,
+        target_release=args.target_release,
         records=not args.no_records,
         report=args.report,
     )
@@ -336,9 +356,10 @@ def run_pipeline(
     target_specs: Sequence[Path] | None = None,
     records: bool = True,
     report: bool = False,
+    target_release: str | None = None,
 ) -> dict[str, Any]:
     """Run the whole job; returns the summary (counts per table, ``nothing_lost``, and with
-    ``target_specs`` the readiness verdict).
+    ``target_specs`` or ``target_release`` the readiness verdict).
 
     ``spark``: an existing session to use (left running); otherwise one is started and
     stopped here. ``workdir``: where a package generated from ``specs`` and the zips for
@@ -349,11 +370,13 @@ def run_pipeline(
     # input that holds nothing to read, and a target spec set that does not load, fail
     # here, before Spark starts
     check_inputs([str(path) for path in inputs])
+    from .readiness import Target
+
     target = None
     if target_specs:
-        from .readiness import Target
-
         target = Target(target_specs)
+    elif target_release:
+        target = Target.release(target_release)
     own = spark is None
     t0 = time.monotonic()
     if own:

@@ -15,6 +15,12 @@ sending, with the version arithmetic of ``kafka_specgen.versions.Versions`` (the
   Produce v0-v2 (v3 requires record batches, magic 2: KIP-98); a target without those
   versions does not take them: Kafka 4.0 removed message formats v0 and v1 (KIP-724).
 
+The target is a spec set (``Target(specs)``) or a Kafka release (``Target.release("4.0")``:
+the API ranges its brokers advertise, from the tool's release table). APIs that clients
+use only when the broker advertises them (``OPTIONAL_APIS``, e.g. KIP-714's telemetry) do
+not break a client when the target lacks them: the client stops using them. Versions the
+target's specs mark deprecated are flagged, for the upgrade after this one.
+
 ``Readiness`` rows (``judge_rows``) and the verdict (``verdict``) are plain Python; the
 Spark job (``pipeline.job``) feeds them the requests and batches it aggregated.
 Standard library only, plus kafka_specgen's own loader.
@@ -26,13 +32,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
-from ..library import load_specs
+from ..facts import split_raws, build_facts
+from ..library import bundled_specs, load_specs
+from ..load import load_paths
 from ..versions import Versions
 
 #: Produce versions whose requests carry message sets (magic 0 and 1); from v3 on a
 #: Produce request holds record batches (magic 2) only.
 LEGACY_FORMAT_PRODUCE = Versions(0, 2)
 PRODUCE, FETCH = 0, 1
+
+#: APIs a client sends only to a broker that advertises them: a target without them is
+#: not a break, the client goes on without (KIP-714: librdkafka and the Java client ask
+#: for telemetry subscriptions only then).
+OPTIONAL_APIS = {71: "GetTelemetrySubscriptions", 72: "PushTelemetry"}
+
+
+class TargetError(ValueError):
+    """A target release the table does not have (one line for the command line)."""
+
 
 #: The columns of ``readiness/`` (``ReadinessRow``), in order, and their Spark DDL.
 READINESS_DDL = (
@@ -71,22 +89,66 @@ class ReadinessRow(NamedTuple):
 
 
 class Target:
-    """A target spec set's request versions, per api key."""
+    """A target's request versions per api key: from a spec set, or (``release``) the
+    ranges a broker of a Kafka release advertises."""
 
     def __init__(self, specs: Sequence[Path | str], label: str | None = None) -> None:
         paths = [Path(p) for p in specs]
         messages, _ = load_specs(paths, warn=False)
         self.label = label or ", ".join(str(p) for p in paths)
         self.requests: dict[int, tuple[str, Versions]] = {
-            m.api_key: (m.api_name, m.valid_versions)
+            m.api_key: (m.api_name, Versions(1, 0) if m.removed else m.valid_versions)
             for m in messages
             if m.type == "request" and m.api_key is not None
         }
+        self.deprecated: dict[int, Versions] = {
+            m.api_key: m.deprecated_versions
+            for m in messages
+            if m.type == "request" and m.api_key is not None and m.deprecated_versions
+        }
+
+    @classmethod
+    def release(cls, name: str) -> Target:
+        """Kafka release ``name`` (``4.0`` is the newest 4.0.x of the table)."""
+        facts = build_facts(split_raws(load_paths([bundled_specs() / "facts"]))[1])
+        releases = {r.release: r for r in facts.broker_releases}
+        matches = [r for r in releases if r == name or r.startswith(name + ".")]
+        if not matches:
+            raise TargetError(
+                f"--target-release: no Kafka release {name!r} in the table "
+                f"({', '.join(releases)})"
+            )
+        chosen = releases[matches[-1]]
+        names = {fact.key: fact.name for fact in facts.api_keys}
+        target = cls.__new__(cls)
+        target.label = f"Kafka {chosen.release}"
+        target.requests = {
+            key: (names.get(key, f"api key {key}"), Versions(lo, hi)) for key, lo, hi in chosen.apis
+        }
+        target.deprecated = {}
+        return target
 
     def judge_api(self, api_key: int, api_version: int, seen_name: str | None = None) -> Judgment:
         """Does the target take ``api_key`` at ``api_version``? ``seen_name``: the API's
         name from the decoding package (used when the target lacks the API)."""
         known = self.requests.get(api_key)
+        if (known is None or not known[1]) and api_key in OPTIONAL_APIS:
+            name = seen_name or OPTIONAL_APIS[api_key]
+            return Judgment(
+                True,
+                "none",
+                f"optional, not used after the upgrade: clients send {name} only to a broker "
+                "that advertises it, and the target does not",
+                name,
+            )
+        if known is not None and not known[1]:
+            return Judgment(
+                False,
+                "none",
+                f"{known[0]} (api key {api_key}) was removed from Kafka in the target: no "
+                "version of it is served",
+                known[0],
+            )
         if known is None:
             name = seen_name or f"api key {api_key}"
             return Judgment(
@@ -98,15 +160,24 @@ class Target:
             )
         name, valid = known
         if api_version in valid:
+            deprecated = self.deprecated.get(api_key)
+            note = (
+                f"; deprecated there (v{deprecated}): expect its removal in a later release"
+                if deprecated and api_version in deprecated
+                else ""
+            )
             return Judgment(
-                True, str(valid), f"{name} v{api_version} is in the target's v{valid}", name
+                True,
+                str(valid),
+                f"ok, will use v{api_version}: in the target's v{valid}{note}",
+                name,
             )
         if valid and api_version > valid.hi:
             return Judgment(
                 True,
                 str(valid),
-                f"{name} v{api_version} is newer than the target's highest (v{valid.hi}): "
-                "clients negotiate it down through ApiVersions, it is not removed",
+                f"ok, will use v{valid.hi}: v{api_version} is newer than the target's highest, "
+                "and clients negotiate down through ApiVersions",
                 name,
             )
         return Judgment(

@@ -429,8 +429,8 @@ def render_report(folder: Path) -> str:
         sections.append(_readiness_section(readiness))
     else:
         sections.append(
-            '<p class="note">No readiness/ table: run the pipeline with --target-specs '
-            "PATH (e.g. a Kafka 4.x release's specs).</p>"
+            '<p class="note">No readiness/ table: run the pipeline with --target-release X.Y '
+            "(e.g. 4.0) or --target-specs PATH.</p>"
         )
     sections.append('<h2 id="usage-title">API version usage per client</h2>')
     if usage:
