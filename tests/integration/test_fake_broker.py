@@ -416,3 +416,31 @@ def test_command_errors_are_one_line(
     assert main(["fake-broker", *args]) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_an_old_client_fails_against_4_0_as_against_kafka_4_0() -> None:
+    """kafka-python pinned to 0.10 skips ApiVersions and sends Produce v2, which Kafka 4.0
+    no longer has (KIP-896): the broker closes the connection and the send fails; the same
+    client succeeds against 3.0, which still has those versions."""
+    from kafka import KafkaProducer
+    from kafka.errors import KafkaError
+
+    def send(release: str, specs: Path) -> bool:
+        with FakeCluster(specs, release=release, topics={"t": 1}) as c:
+            producer = KafkaProducer(
+                bootstrap_servers=c.bootstrap,
+                api_version=(0, 10, 2),
+                max_block_ms=3000,
+                request_timeout_ms=3000,
+                retries=0,
+            )
+            try:
+                producer.send("t", b"old").get(timeout=10)
+                return True
+            except KafkaError:
+                return False
+            finally:
+                producer.close(timeout=1)
+
+    assert send("3.0", TRUNK)
+    assert not send("4.0", NEWEST)

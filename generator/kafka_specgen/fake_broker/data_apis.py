@@ -198,8 +198,12 @@ def append_records(
             batch.validate()
     except records.CorruptRecordError:
         return CORRUPT_MESSAGE, -1
-    if not batches or any(not isinstance(b, records.RecordBatch) for b in batches):
-        return (UNSUPPORTED_FOR_MESSAGE_FORMAT if batches else CORRUPT_MESSAGE), -1
+    if not batches:
+        return CORRUPT_MESSAGE, -1
+    if not isinstance(batches[0], records.RecordBatch):
+        if call.version > 2:  # record batches only, from Produce v3 on (KIP-98)
+            return UNSUPPORTED_FOR_MESSAGE_FORMAT, -1
+        batches = [as_record_batch(records, batches)]
     first = -1
     for batch in batches:
         code, base = append_batch(log, batch)
@@ -207,6 +211,17 @@ def append_records(
             return code, -1
         first = base if first == -1 else first
     return NONE, first
+
+
+def as_record_batch(records: Any, legacy: list[Any]) -> Any:
+    """Message sets (magic 0 and 1, Produce v0-v2) as one magic-2 batch, as a broker
+    converts them on the way in; consumers then fetch magic 2 (no down-conversion here)."""
+    kept = [r for batch in legacy for r in batch.records()]
+    data = records.build_batch(
+        [records.Record(n, r.timestamp, r.key, r.value) for n, r in enumerate(kept)],
+        compression=legacy[0].compression,
+    )
+    return records.RecordBatch(data)
 
 
 def append_batch(log: PartitionLog, batch: Any) -> tuple[int, int]:
