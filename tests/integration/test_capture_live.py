@@ -120,6 +120,12 @@ def test_capture_of_a_librdkafka_session_round_trips(tmp_path: Path, packages: A
     responses = [(r["conn"], r["correlation_id"]) for r in records if r["dir"] == "response"]
     assert set(responses) <= requests
     assert all(r["client_id"] in ("live-admin", "live-producer") for r in records)
+    # the two ends of each frame: the client's address is where requests come from and
+    # responses go, the broker's (the upstream) the other way round
+    upstream = f"{HOST}:{broker.port}"
+    for r in records:
+        client, far = (r["src"], r["dst"]) if r["dir"] == "request" else (r["dst"], r["src"])
+        assert far == upstream and client.startswith(f"{HOST}:") and client != upstream
     problems = []
     for i, r in enumerate(records, 1):
         name = corpus_for(r["api_key"], r["api_version"])

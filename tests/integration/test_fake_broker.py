@@ -328,6 +328,10 @@ def test_a_recorded_session_is_a_capture_file(tmp_path: Path) -> None:
     assert [line["dir"] for line in lines].count("request") * 2 == len(lines)
     produced = [line for line in lines if line["api_key"] == 0]
     assert [p["dir"] for p in produced] == ["request", "response"]
+    # both ends' addresses: the client's is the source of a request, the broker's of a response
+    assert produced[0]["dst"] == produced[1]["src"] == c.bootstrap
+    assert produced[0]["src"] == produced[1]["dst"] != c.bootstrap
+    assert all(row.src and row.dst for row in rows)
     _, request = framing.decode_request(bytes.fromhex(produced[0]["frame"]))
     assert b"recorded" in request.topic_data[0].partition_data[0].records
     _, response = framing.decode_response(

@@ -50,6 +50,8 @@ class Session:
     """The package's ``ServerConnection``."""
     conn_no: int
     client_host: str
+    client_address: str
+    """``host:port`` of the client's end."""
     queue: deque[Any] = field(default_factory=deque)
     """Requests received and not answered yet, oldest first."""
     parked: tuple[Any, Call, Wait] | None = None
@@ -108,7 +110,13 @@ class Broker(threading.Thread):
         with self.routes.record_lock:
             self.routes.next_conn += 1
             conn_no = self.routes.next_conn
-        session = Session(sock, self.connection.ServerConnection(), conn_no, str(address[0]))
+        session = Session(
+            sock,
+            self.connection.ServerConnection(),
+            conn_no,
+            str(address[0]),
+            f"{address[0]}:{address[1]}",
+        )
         self.sessions[sock] = session
         self.selector.register(sock, selectors.EVENT_READ)
 
@@ -209,6 +217,8 @@ class Broker(threading.Thread):
             event.correlation_id,
             event.header.client_id,
             frame,
+            client=session.client_address,
+            broker=f"{self.node.host}:{self.node.port}",
         )
         with self.routes.record_lock:
             out.write(line)

@@ -70,13 +70,24 @@ class Recorder:
         correlation_id: int | None,
         client_id: str | None,
         frame: bytes,
+        ends: tuple[str | None, str | None] = (None, None),
     ) -> None:
         if self.full or self.out.closed:
             return
         ts = round(time.time(), 6)
+        client, broker = ends
         self.out.write(
             capture_line(
-                ts, conn, direction, api_key, api_version, correlation_id, client_id, frame
+                ts,
+                conn,
+                direction,
+                api_key,
+                api_version,
+                correlation_id,
+                client_id,
+                frame,
+                client=client,
+                broker=broker,
             )
         )
         self.out.flush()
@@ -93,19 +104,37 @@ class Connection:
         self.proxy = proxy
         self.pairer = Pairer()
         self.writers: list[asyncio.StreamWriter] = []
+        self.ends: tuple[str | None, str | None] = (
+            None,
+            f"{proxy.upstream[0]}:{proxy.upstream[1]}",
+        )
 
     def record_requests(self, frames: list[bytes]) -> None:
         for frame in frames:
             api_key, api_version, correlation_id, client_id = self.pairer.request(frame)
             self.proxy.recorder.write(
-                self.conn_id, "request", api_key, api_version, correlation_id, client_id, frame
+                self.conn_id,
+                "request",
+                api_key,
+                api_version,
+                correlation_id,
+                client_id,
+                frame,
+                self.ends,
             )
 
     def record_responses(self, frames: list[bytes]) -> None:
         for frame in frames:
             correlation_id, (api_key, api_version, client_id) = self.pairer.response(frame)
             self.proxy.recorder.write(
-                self.conn_id, "response", api_key, api_version, correlation_id, client_id, frame
+                self.conn_id,
+                "response",
+                api_key,
+                api_version,
+                correlation_id,
+                client_id,
+                frame,
+                self.ends,
             )
 
     async def pump(
@@ -142,6 +171,9 @@ class Connection:
         self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
     ) -> None:
         self.writers.append(client_writer)
+        peer = client_writer.get_extra_info("peername")
+        if peer:
+            self.ends = (f"{peer[0]}:{peer[1]}", self.ends[1])
         host, port = self.proxy.upstream
         try:
             up_reader, up_writer = await asyncio.wait_for(

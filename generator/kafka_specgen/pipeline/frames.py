@@ -151,11 +151,17 @@ def capture_line(
     correlation_id: int | None,
     client_id: str | None,
     frame: bytes,
+    *,
+    client: str | None = None,
+    broker: str | None = None,
 ) -> str:
-    """One line of a capture file (with its newline)."""
+    """One line of a capture file (with its newline). ``client`` and ``broker`` are the
+    two ends' ``host:port``, written (as ``src`` and ``dst`` of the frame) when known."""
+    ends = (client, broker) if direction == "request" else (broker, client)
     record = {
         "ts": ts,
         "conn": conn,
+        **({"src": ends[0], "dst": ends[1]} if client or broker else {}),
         "dir": direction,
         "api_key": api_key,
         "api_version": api_version,
@@ -214,8 +220,8 @@ def capture_line_row(line: bytes, name: str, line_no: int) -> Row:
         return Row(
             f"{name}#{int(rec['conn'])}",
             float(rec["ts"]),
-            None,
-            None,
+            rec.get("src"),
+            rec.get("dst"),
             direction,
             _opt_int(rec.get("api_key")),
             _opt_int(rec.get("api_version")),
