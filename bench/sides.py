@@ -139,7 +139,7 @@ class Side:
     of its mypyc build (``compiled``) once that is built."""
 
     def __init__(self, package: str, spec_paths: list[Path]) -> None:
-        from kafka_specgen.render import module_name
+        from kafka_specgen.catalog import module_name
 
         self.package = package
         self.compiled: str | None = None

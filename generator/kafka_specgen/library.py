@@ -1,6 +1,7 @@
 """The library API: spec sets in, validated models or generated files out.
 
-``load_specs`` runs load -> schema -> model; ``generate_files`` adds render -> format.
+``load_specs`` runs load -> schema -> model; ``generate_files`` adds catalog -> render ->
+format.
 The command line, the pipeline, the side tools and the tests all come through here.
 """
 
@@ -17,11 +18,12 @@ from types import ModuleType
 from typing import Callable, Sequence
 
 from .errors import each
-from .facts import Facts, api_names, build_facts, split_raws, with_fallback
+from .catalog import build_catalog
+from .facts import Facts, build_facts, split_raws, with_fallback
 from .format import cache_dir, format_files, write_package
 from .load import load_paths
 from .model import Message, build_messages
-from .render import GeneratedFile, render_package, spec_api_names
+from .render import GeneratedFile, render_package
 from .resources import package_folder
 from .selection import Selection
 from .views import Flavour
@@ -59,10 +61,13 @@ def load_specs(
     if warn:
         warnings = [w for raw in raws for w in raw.warnings]
         warnings += [w for message in messages for w in message.warnings]
-        warnings += api_names(facts_used, spec_api_names(messages))[1]
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+        print_warnings(warnings)
     return messages, facts_used
+
+
+def print_warnings(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def generate_files(
@@ -75,14 +80,19 @@ def generate_files(
     facts: Path | str | None = BUNDLED_FACTS,
     selection: Selection = Selection(),
 ) -> list[GeneratedFile]:
-    """Run load -> schema -> model -> render -> format; return the package's files.
+    """Run load -> schema -> model -> catalog -> render -> format; return the package's
+    files.
 
     ``black=True`` also runs black over the modules (they are laid out as black does
     already: it only confirms it; needs black installed).
     ``facts``: as for ``load_specs``.
     """
     messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts, selection=selection)
-    return package_files(messages, facts_used, black=black, progress=progress, flavour=flavour)
+    catalog = build_catalog(messages, facts_used)
+    if warn:
+        print_warnings(catalog.warnings)
+    files = render_package(catalog, flavour)
+    return format_files(files, black=black, progress=progress)
 
 
 def package_files(
@@ -93,9 +103,10 @@ def package_files(
     progress: Callable[[int, int], None] | None = None,
     flavour: Flavour = Flavour.PURE,
 ) -> list[GeneratedFile]:
-    """Run render -> format on a loaded spec set; return the package's files.
+    """Run catalog -> render -> format on a loaded spec set; return the package's files.
     ``progress(done, total)`` follows black, when it runs."""
-    return format_files(render_package(messages, facts, flavour), black=black, progress=progress)
+    files = render_package(build_catalog(messages, facts), flavour)
+    return format_files(files, black=black, progress=progress)
 
 
 def bundled_specs() -> Path:

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafka_specgen.model import Message
-from kafka_specgen.render import module_name
+from kafka_specgen.catalog import module_name
 
 from tests.support import genpkg
 from tests.support.strategies import (

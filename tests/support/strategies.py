@@ -30,7 +30,7 @@ from typing import Any, Callable
 from hypothesis import strategies as st
 
 from kafka_specgen.model import INT_RANGES, Field, FieldType, Message, Struct
-from kafka_specgen.render import module_name
+from kafka_specgen.catalog import module_name
 
 MAX_LIST = 3
 MAX_TEXT = 20
