@@ -448,3 +448,103 @@ def test_an_old_client_fails_against_4_0_as_against_kafka_4_0() -> None:
 
     assert send("3.0", TRUNK)
     assert not send("4.0", NEWEST)
+
+
+def test_admin_and_offset_apis_through_our_client() -> None:
+    """CreateTopics, DeleteTopics, ListOffsets (earliest, latest, by time), DescribeConfigs,
+    DescribeCluster, ListGroups and DescribeGroups, answered at the newest versions."""
+    with FakeCluster(NEWEST, brokers=2, topics={"t": 1}) as c:
+        m = c.package.module
+
+        with connect(c) as client:
+            create = m("create_topics")
+            made = client.request(
+                create.CreateTopicsRequest(
+                    topics=[
+                        create.CreateTopicsRequestCreatableTopic(
+                            name="new",
+                            num_partitions=3,
+                            replication_factor=1,
+                            configs=[
+                                create.CreateTopicsRequestCreatableTopicConfig(
+                                    name="retention.ms", value="1000"
+                                )
+                            ],
+                        ),
+                        create.CreateTopicsRequestCreatableTopic(
+                            name="t", num_partitions=1, replication_factor=1
+                        ),
+                    ],
+                    timeout_ms=1000,
+                )
+            )
+            assert [(r.name, r.error_code) for r in made.topics] == [("new", 0), ("t", 36)]
+            assert len(c.state.topics["new"].partitions) == 3
+
+            for stamp in (1_000, 2_000, 3_000):
+                batch = produce_request(c, [b"v"])
+                records = c.package.module("records")
+                data = records.build_batch([records.Record(0, stamp, None, b"v")])
+                batch.topic_data[0].partition_data[0].records = data
+                client.request(batch)
+            offsets = m("list_offsets")
+
+            def offset_at(timestamp: int) -> int:
+                request = offsets.ListOffsetsRequest(
+                    replica_id=-1,
+                    topics=[
+                        offsets.ListOffsetsRequestListOffsetsTopic(
+                            name="t",
+                            partitions=[
+                                offsets.ListOffsetsRequestListOffsetsPartition(
+                                    partition_index=0, timestamp=timestamp
+                                )
+                            ],
+                        )
+                    ],
+                )
+                answer = client.request(request).topics[0].partitions[0]
+                assert answer.error_code == 0
+                return int(answer.offset_)
+
+            assert (offset_at(-2), offset_at(-1), offset_at(1_500), offset_at(9_999)) == (
+                0,
+                3,
+                1,
+                -1,
+            )
+
+            configs = m("describe_configs")
+            described = client.request(
+                configs.DescribeConfigsRequest(
+                    resources=[
+                        configs.DescribeConfigsRequestDescribeConfigsResource(
+                            resource_type=2, resource_name="new", configuration_keys=None
+                        )
+                    ]
+                )
+            )
+            [result] = described.results
+            values = {entry.name: entry.value for entry in result.configs}
+            assert result.error_code == 0 and values["retention.ms"] == "1000"
+
+            cluster = client.request(m("describe_cluster").DescribeClusterRequest())
+            assert cluster.cluster_id == c.state.cluster_id
+            assert sorted(b.broker_id for b in cluster.brokers) == [0, 1]
+
+            delete = m("delete_topics")
+            deleted = client.request(
+                delete.DeleteTopicsRequest(
+                    topics=[delete.DeleteTopicsRequestDeleteTopicState(name="new")],
+                    timeout_ms=1000,
+                )
+            )
+            assert [r.error_code for r in deleted.responses] == [0]
+            assert "new" not in c.state.topics
+
+        fake_clients.kafka_python(c.bootstrap, "t")  # a group "g" comes and goes
+        with connect(c) as client:
+            listed = client.request(m("list_groups").ListGroupsRequest())
+            assert [g.group_id for g in listed.groups] == ["g"]
+            groups = client.request(m("describe_groups").DescribeGroupsRequest(groups=["g"]))
+            assert groups.groups[0].group_id == "g" and groups.groups[0].protocol_type == "consumer"

@@ -27,9 +27,10 @@ MAX_TIMESTAMP = -3
 
 
 def brokers(call: Call) -> list[Any]:
+    """The cluster's brokers, for Metadata (``node_id``) and DescribeCluster (``broker_id``)."""
     item = call.item(call.response, "brokers")
     return [
-        call.make(item, node_id=b.node_id, host=b.host, port=b.port, rack=None)
+        call.make(item, node_id=b.node_id, broker_id=b.node_id, host=b.host, port=b.port, rack=None)
         for b in call.state.brokers
     ]
 
