@@ -4,6 +4,7 @@ loaded in Chromium in test_pipeline_spark.py."""
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from kafka_specgen.cli import main
 from kafka_specgen.pipeline.readiness import READINESS_DDL, Target, judge_rows
-from kafka_specgen.pipeline.report import REPORT, render_report, write_report
+from kafka_specgen.pipeline.report import folded, REPORT, render_report, write_report
 from tests.support import genpkg
 from tests.support.chromium import load_page
 
@@ -124,6 +125,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "batches": 80,
                 "records": 400,
                 "bytes": 9000,
+                "uncompressed_bytes": 36000,
             },
             {
                 "software_name": None,
@@ -177,6 +179,28 @@ def test_the_page_holds_everything_it_needs(tables: Path) -> None:
     assert "Produce v2" in page and "message format v1" in page
     assert "Kafka 4.0 removed message formats v0 and v1" in page
     assert EVIL not in page  # escaped, shown as text (test_the_page_in_chromium)
+    # the verdict box says the verdict; the table under it says what breaks for whom
+    assert re.search(
+        r'<div class="verdict bad" id="verdict"><b>1 of 3 clients would break '
+        r"on the target \(kafka-python 4\.x specs\)</b></div>",
+        page,
+    )
+    # the capture's time window, and each client's first and last time seen
+    assert "capture window<b>1970-01-01 00:00:01 to 1970-01-01 00:00:02 UTC</b>" in page
+    assert (
+        "<td>librdkafka 1.0 · rd</td><td>1970-01-01 00:00:01</td><td>1970-01-01 00:00:02</td><td>81</td><td>2</td>"
+        in page
+    )
+    # compression in bytes, with the ratio
+    assert "<td>zstd</td><td>9,000</td><td>36,000</td><td>4.0x</td><td>400</td>" in page
+    assert "<td>gzip</td><td>700</td><td>unknown</td><td>-</td><td>15</td>" in page
+
+
+def test_long_client_lists_fold() -> None:
+    assert folded(["a", "b"]) == "a, b"
+    five = folded(["a", "b", "c", "<d>", "e"])
+    assert five.startswith("a, b, c <details><summary>and 2 more</summary>")
+    assert "&lt;d&gt;, e</details>" in five
 
 
 def test_missing_tables_leave_their_sections_out(tmp_path: Path) -> None:

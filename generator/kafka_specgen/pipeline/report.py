@@ -273,17 +273,18 @@ def conformance_chart(conformance: list[dict[str, Any]]) -> Any:
 
 
 def records_chart(record_usage: list[dict[str, Any]]) -> Any:
-    """Per client: record batches per message format x codec (stacked), records and bytes
-    in the hover."""
+    """Per client: bytes of record data on the wire per message format x codec (stacked);
+    batches, records and the compression ratio (uncompressed / on the wire) in the hover."""
     import plotly.graph_objects as go
 
-    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    cells: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row in record_usage:
         kind = f"magic {row['magic']} · {row['compression']}"
         c = cells[(client_of(row), kind)]
         c[0] += row["batches"] or 0
         c[1] += row["records"] or 0
         c[2] += row["bytes"] or 0
+        c[3] += row.get("uncompressed_bytes") or 0
     clients = sorted({c for c, _ in cells})
     kinds = sorted({k for _, k in cells})
     palette = {
@@ -297,46 +298,126 @@ def records_chart(record_usage: list[dict[str, Any]]) -> Any:
     for kind in kinds:
         codec = kind.rsplit(" ", 1)[-1]
         legacy = not kind.startswith("magic 2")
-        values = [cells.get((c, kind), [0, 0, 0]) for c in clients]
+        values = [cells.get((c, kind), [0, 0, 0, 0]) for c in clients]
         fig.add_trace(
             go.Bar(
                 y=[shown(c) for c in clients],
-                x=[v[0] for v in values],
+                x=[v[2] for v in values],
                 orientation="h",
                 name=kind + ("  (legacy format)" if legacy else ""),
                 marker={
                     "color": palette.get(codec, "#57606a"),
                     "pattern": {"shape": "x" if legacy else ""},
                 },
-                customdata=[[v[1], v[2]] for v in values],
+                customdata=[
+                    [v[0], v[1], v[3] or "?", ratio(v[3], v[2]) if v[3] else "?"] for v in values
+                ],
                 hovertemplate="%{y}<br>"
                 + kind
-                + ": %{x} batches, %{customdata[0]} records, %{customdata[1]} bytes<extra></extra>",
+                + ": %{x} bytes on the wire (%{customdata[2]} uncompressed, ratio "
+                "%{customdata[3]}), %{customdata[0]} batches, %{customdata[1]} records"
+                "<extra></extra>",
             )
         )
     fig.update_layout(
         barmode="stack",
         height=max(360, 22 * len(clients) + 160),
         margin={"l": 20, "r": 20, "t": 30, "b": 40},
-        xaxis={"title": {"text": "record batches (legacy formats: top-level messages)"}},
+        xaxis={"title": {"text": "bytes of record data on the wire"}},
         yaxis={"autorange": "reversed"},
         legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
     )
     return fig
 
 
+def ratio(uncompressed: int, wire: int) -> str:
+    """The compression ratio, ``3.2x``: uncompressed bytes per byte on the wire."""
+    return f"{uncompressed / wire:.1f}x" if wire else "-"
+
+
+def compression_table(record_usage: list[dict[str, Any]]) -> str:
+    """Per codec: bytes on the wire, uncompressed bytes and the ratio (unknown where a
+    batch's uncompressed size is: legacy wrappers the pipeline could not open)."""
+    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for row in record_usage:
+        t = totals[str(row["compression"])]
+        t[0] += row["bytes"] or 0
+        t[2] += row["records"] or 0
+        if row.get("uncompressed_bytes") is None:
+            t[3] += 1
+        else:
+            t[1] += row["uncompressed_bytes"]
+    return _table(
+        ("codec", "bytes on the wire", "uncompressed bytes", "ratio", "records"),
+        (
+            (
+                codec,
+                f"{wire:,}",
+                "unknown" if unknown else f"{raw:,}",
+                "-" if unknown else ratio(raw, wire),
+                f"{n:,}",
+            )
+            for codec, (wire, raw, n, unknown) in sorted(totals.items())
+        ),
+    )
+
+
 # --- the page -------------------------------------------------------------------------------------
+
+
+class Html(str):
+    """Table cell text that is HTML already (escaped where it was built)."""
+
+
+def folded(items: list[str], shown_at_most: int = 3) -> str:
+    """``items`` as HTML: all of them when few, else the first few and the rest behind a
+    ``<details>`` that opens on a click."""
+    escaped = [html.escape(item) for item in items]
+    if len(items) <= shown_at_most:
+        return ", ".join(escaped)
+    return (
+        f"{', '.join(escaped[:shown_at_most])} <details><summary>and "
+        f"{len(items) - shown_at_most} more</summary>{', '.join(escaped[shown_at_most:])}"
+        "</details>"
+    )
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, Html):
+        return str(value)
+    return html.escape("" if value is None else str(value))
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join(
-        "<tr>"
-        + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>" for v in row)
-        + "</tr>"
-        for row in rows
-    )
+    body = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def utc(ts: float | None) -> str:
+    return "-" if ts is None else time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts))
+
+
+def clients_section(usage: list[dict[str, Any]]) -> str:
+    """One row per client: when it was first and last seen, and what it sent."""
+    seen: dict[str, list[Any]] = {}
+    for row in usage:
+        entry = seen.setdefault(client_of(row), [None, None, 0, set()])
+        first, last = row.get("first_ts"), row.get("last_ts")
+        if first is not None and (entry[0] is None or first < entry[0]):
+            entry[0] = first
+        if last is not None and (entry[1] is None or last > entry[1]):
+            entry[1] = last
+        entry[2] += row.get("requests") or 0
+        entry[3].add(api_label(row.get("api_name"), row.get("api_key")))
+    rows = [
+        (client, utc(first), utc(last), requests, len(apis))
+        for client, (first, last, requests, apis) in sorted(seen.items())
+    ]
+    table = _table(("client", "first seen (UTC)", "last seen (UTC)", "requests", "APIs"), rows)
+    if len(rows) > 20:
+        return f"<details><summary>{len(rows)} clients</summary>{table}</details>"
+    return table
 
 
 def _figure(fig: Any, div_id: str) -> str:
@@ -354,14 +435,10 @@ def _readiness_section(readiness: list[dict[str, Any]]) -> str:
 
     rows = [ReadinessRow._make(r.get(f) for f in ReadinessRow._fields) for r in readiness]
     result = verdict(rows, (rows[0].target if rows else None) or "the target spec set")
-    lines = result.text().split("\n")
+    headline = result.text().split("\n")[0].rstrip(":")
     css = "good" if result.ready else "bad"
-    parts = [f'<div class="verdict {css}" id="verdict"><b>{html.escape(lines[0])}</b>']
-    if len(lines) > 1:
-        parts.append(
-            "<ul>" + "".join(f"<li>{html.escape(x.strip())}</li>" for x in lines[1:]) + "</ul>"
-        )
-    parts.append("</div>")
+    # The box says the verdict; what breaks, and for whom, is the table under it.
+    parts = [f'<div class="verdict {css}" id="verdict"><b>{html.escape(headline)}</b></div>']
     bad = [r for r in rows if not r.supported_by_target]
     if bad:
         from .readiness import client_label, what
@@ -375,9 +452,13 @@ def _readiness_section(readiness: list[dict[str, Any]]) -> str:
                 (
                     (
                         item,
-                        ", ".join(
-                            client_label(r.software_name, r.software_version, r.client_id)
-                            for r in group
+                        Html(
+                            folded(
+                                [
+                                    client_label(r.software_name, r.software_version, r.client_id)
+                                    for r in group
+                                ]
+                            )
                         ),
                         sum((r.requests if r.kind == "api" else r.batches) or 0 for r in group),
                         group[0].target_versions,
@@ -414,7 +495,11 @@ def render_report(folder: Path) -> str:
     batches = sum(r["batches"] for r in record_usage or ())
     records = sum(r["records"] or 0 for r in record_usage or ())
     clients = {client_of(r) for r in usage or ()}
+    starts = [r["first_ts"] for r in usage or () if r.get("first_ts") is not None]
+    ends = [r["last_ts"] for r in usage or () if r.get("last_ts") is not None]
+    window = f"{utc(min(starts))} to {utc(max(ends))} UTC" if starts and ends else "n/a"
     facts = [
+        ("capture window", window),
         ("frames", f"{frames:,}"),
         ("decoded", f"{decoded:,}"),
         ("byte-exact", f"{100.0 * exact / decoded:.1f} %" if decoded else "n/a"),
@@ -432,6 +517,11 @@ def render_report(folder: Path) -> str:
             '<p class="note">No readiness/ table: run the pipeline with --target-release X.Y '
             "(e.g. 4.0) or --target-specs PATH.</p>"
         )
+    sections.append('<h2 id="clients-title">Clients</h2>')
+    if usage:
+        sections.append(clients_section(usage))
+    else:
+        sections.append('<p class="note">No usage/ rows.</p>')
     sections.append('<h2 id="usage-title">API version usage per client</h2>')
     if usage:
         sections.append(
@@ -453,10 +543,12 @@ def render_report(folder: Path) -> str:
     sections.append('<h2 id="records-title">Compression and message formats per client</h2>')
     if record_usage:
         sections.append(
-            '<p class="note">Record batches in Produce requests and Fetch responses, by message '
-            "format (magic) and codec; hatched bars are the legacy formats (magic 0 and 1), "
-            "which Kafka 4.0 removed.</p>"
+            '<p class="note">Record data in Produce requests and Fetch responses, in bytes on '
+            "the wire, by message format (magic) and codec; hatched bars are the legacy formats "
+            "(magic 0 and 1), which Kafka 4.0 removed. The ratio is uncompressed bytes per "
+            "byte on the wire.</p>"
         )
+        sections.append(compression_table(record_usage))
         sections.append(_figure(records_chart(record_usage), "records-chart"))
     elif record_usage is None:
         sections.append(
