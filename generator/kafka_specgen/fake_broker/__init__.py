@@ -99,8 +99,9 @@ class FakeCluster:
         if package is None:
             if specs is None:
                 raise FakeBrokerError(
-                    "a fake broker needs a spec set with Produce, Fetch and the rest: pass "
-                    "specs (e.g. Kafka's clients/src/main/resources/common/message)"
+                    "a fake broker needs a spec set with Produce, Fetch and the rest: give one "
+                    "(specs=, or --specs PATH), e.g. Kafka's "
+                    "clients/src/main/resources/common/message"
                 )
             paths = [Path(specs)] if isinstance(specs, (str, Path)) else [Path(p) for p in specs]
             package = generated_package(paths)
