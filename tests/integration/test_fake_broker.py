@@ -301,6 +301,15 @@ def test_hooks_control_inject_throttle_disconnect(cluster: FakeCluster) -> None:
     with connect(cluster) as client:
         with pytest.raises(connection.ConnectionFailedError):
             client.request(metadata.MetadataRequest(topics=None))
+    # an answer that fails closes that connection only, and is reported
+    cluster.control(3, lambda call: 1 // 0)
+    with connect(cluster) as client:
+        with pytest.raises(connection.ConnectionFailedError):
+            client.request(metadata.MetadataRequest(topics=None))
+    assert cluster.failures == ["ZeroDivisionError: integer division or modulo by zero"]
+    cluster.control(3, None)
+    with connect(cluster) as client:  # the broker is still there
+        assert client.request(metadata.MetadataRequest(topics=None)).topics
 
 
 def test_requests_outside_the_release_close_the_connection() -> None:

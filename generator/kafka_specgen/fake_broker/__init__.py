@@ -204,6 +204,11 @@ class FakeCluster:
         self.control(api_key, failing)
 
     @property
+    def failures(self) -> list[str]:
+        """Answers that failed with an exception (each closed its connection)."""
+        return self.routes.failures
+
+    @property
     def throttle_ms(self) -> int:
         return self.routes.throttle_ms
 

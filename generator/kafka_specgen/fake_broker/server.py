@@ -38,6 +38,8 @@ class Routes:
     """Advertised api key -> (min, max)."""
     controls: dict[int, Callable[[Call], Any]] = field(default_factory=dict)
     throttle_ms: int = 0
+    failures: list[str] = field(default_factory=list)
+    """Handlers that raised, as ``Type: message`` (the connection was closed)."""
     record: TextIO | None = None
     record_lock: threading.Lock = field(default_factory=threading.Lock)
     next_conn: int = 0
@@ -136,7 +138,16 @@ class Broker(threading.Thread):
                 return
 
     def _serve(self, session: Session, now: float) -> None:
-        """Answer the requests at the head of the connection's queue, in order."""
+        """Answer the requests at the head of the connection's queue, in order. A handler
+        that fails (a request this fake cannot answer, or a bug) closes that connection
+        only, and is kept in ``Routes.failures``: the other clients go on."""
+        try:
+            self._serve_queue(session, now)
+        except Exception as exc:  # noqa: BLE001 - the broker thread must outlive a bad answer
+            self.routes.failures.append(f"{type(exc).__name__}: {exc}")
+            self._drop(session)
+
+    def _serve_queue(self, session: Session, now: float) -> None:
         while session.parked is not None or session.queue:
             if session.parked is not None:
                 event, call, wait = session.parked
