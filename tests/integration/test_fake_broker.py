@@ -61,6 +61,7 @@ def test_real_clients_produce_consume_commit_and_resume(client: str, release: st
         logs = c.state.topics["t"].partitions
         assert sum(log.end for log in logs) == len(first) + len(more)
         assert c.state.groups["g"].offsets  # the group committed
+        assert c.failures == []
 
 
 @pytest.mark.parametrize("release", ["3.0", "4.3"])
@@ -111,6 +112,7 @@ def test_transactions_with_read_committed(release: str) -> None:
         controls = [b for log in logs for b in log.batches if b.control]
         assert controls and all(b.transactional for b in controls)
         assert sum(len(log.aborted) for log in logs) >= 1
+        assert c.failures == []
 
 
 # --- KIP-97 for our own connection --------------------------------------------------------
