@@ -42,7 +42,7 @@ from . import data_apis, group_apis, txn_apis
 from .call import Call, Wait
 from .server import DISCONNECT, Broker, Routes
 from .shapes import Shapes
-from .state import BrokerAddress, ClusterState
+from .state import UNSUPPORTED_VERSION, BrokerAddress, ClusterState
 
 __all__ = ["DISCONNECT", "Call", "FakeCluster", "FakeBrokerError", "Wait", "register"]
 
@@ -71,10 +71,6 @@ HANDLERS: dict[int, Callable[[Call], Any]] = {
     60: data_apis.describe_cluster,
 }
 """Api key -> the function that answers it (ApiVersions, key 18, is the connection's)."""
-
-#: Spec sets older than this name fields differently (Kafka 2.x's Fetch, Produce, ...).
-OLDEST_SPECS_SUPPORTED = "3.0"
-UNSUPPORTED_VERSION = 35
 
 
 class FakeBrokerError(Exception):
