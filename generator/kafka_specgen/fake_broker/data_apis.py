@@ -452,7 +452,9 @@ def describe_configs(call: Call) -> Any:
                     value=v,
                     read_only=r.resource_type == BROKER,
                     is_default=topic is None or k not in topic.configs,
-                    config_source=5 if topic and k in topic.configs else 5,
+                    config_source=(
+                        1 if topic and k in topic.configs else 5
+                    ),  # dynamic topic, default
                     is_sensitive=False,
                 )
                 for k, v in sorted(configs.items())
