@@ -31,7 +31,8 @@ from .layout import (
 )
 from .plan import plan_message
 from .resources import package_folder
-from .views import NATIVE_READS, Flavour, ModuleBuilder, pylit
+from .views import Flavour, ModuleBuilder, pylit
+from .wiretypes import WIRE_TYPES
 
 TEMPLATES = package_folder("templates")
 #: The first line of every runtime module copied into a package.
@@ -92,7 +93,7 @@ def environment() -> jinja2.Environment:
     # struct's "?" (bool) cannot be part of a name: "iq?" -> "iq_bool"
     env.filters["format_name"] = lambda fmt: fmt.replace("?", "_bool_").strip("_")
     env.globals.update(
-        native_reads=NATIVE_READS,
+        wire_types=WIRE_TYPES,
         signature=signature,
         targets=targets,
         assignment=assignment,

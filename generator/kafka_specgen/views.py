@@ -62,16 +62,6 @@ class Flavour(enum.Enum):
 
 #: MYPYC flavour: how a fixed-size value is read at offset ``{at}`` of ``buf``: librt's
 #: big-endian readers (an unsigned value is its signed read, masked as a Python int).
-NATIVE_READS = {
-    "bool": ("", "buf[{at}] != 0"),
-    "int8": ("", "(buf[{at}] ^ 0x80) - 0x80"),
-    "int16": ("read_i16_be", "read_i16_be(buf, {at})"),
-    "int32": ("read_i32_be", "read_i32_be(buf, {at})"),
-    "int64": ("read_i64_be", "read_i64_be(buf, {at})"),
-    "uint16": ("read_i16_be", "int(read_i16_be(buf, {at})) & 0xFFFF"),
-    "uint32": ("read_i32_be", "int(read_i32_be(buf, {at})) & 0xFFFFFFFF"),
-    "float64": ("read_f64_be", "read_f64_be(buf, {at})"),
-}
 
 
 class ModuleImports:
@@ -260,18 +250,6 @@ class ModuleView:
     """The MYPYC flavour."""
     response_links: tuple[tuple[str, str], ...]
     """(request class, response class): set once both classes exist."""
-
-
-_FIXED_ITEMS = {
-    "bool": "BOOLS",
-    "int8": "INT8S",
-    "int16": "INT16S",
-    "int32": "INT32S",
-    "int64": "INT64S",
-    "uint16": "UINT16S",
-    "uint32": "UINT32S",
-    "float64": "FLOAT64S",
-}
 
 
 @dataclass
@@ -584,8 +562,8 @@ class ModuleBuilder:
                 self.packs.add(fmt)
                 if self.flavour is Flavour.MYPYC:
                     for w in wires:
-                        if NATIVE_READS[w.name][0]:
-                            self.imports.use("librt.strings", NATIVE_READS[w.name][0])
+                        if w.native_import:
+                            self.imports.use("librt.strings", w.native_import)
                 else:
                     self.unpacks.add(fmt)
                 steps.append(
@@ -679,21 +657,21 @@ class ModuleBuilder:
                 # Read item by item with librt (see the template): counts and fail only.
                 reader = self.imports.use("._read", f"read_{compact}{nullable}count")
                 self.imports.use("._read", "fail")
-                if NATIVE_READS[wire.name][0]:
-                    self.imports.use("librt.strings", NATIVE_READS[wire.name][0])
+                if wire.native_import:
+                    self.imports.use("librt.strings", wire.native_import)
                 if not fp.compact:
                     self.imports.use("librt.strings", "read_i32_be")
                 items = ""
             else:
                 reader = self.imports.use("._read", f"read_{compact}{nullable}fixed_array")
-                items = self.imports.use("._read", _FIXED_ITEMS[element.text])
+                items = self.imports.use("._read", str(wire.items))
             return StepView(
                 Step.FIXED_ARRAY,
                 (f.attr,),
                 reader=reader,
                 writer=self.imports.use("._write", f"write_{compact}fixed_array"),
                 items=items,
-                packer=self.imports.use("._write", "PACK_" + _FIXED_ITEMS[element.text]),
+                packer=self.imports.use("._write", f"PACK_{wire.items}"),
                 nullable=fp.nullable,
                 compact=fp.compact,
                 members=((f.attr, wire.name, wire.size),),

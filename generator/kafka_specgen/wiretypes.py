@@ -3,7 +3,7 @@
 The model checks types, nullability and defaults against it; the views take struct codes,
 sizes and Python types from it; the Spark schemas take their column types from it. The
 runtime of a generated package implements the same types in code (``_read``, ``_write``);
-``tests/test_wiretypes.py`` holds the two sides to each other.
+``tests/runtime/test_wiretypes.py`` holds the two sides to each other.
 """
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ class WireType:
     """Whether a field of this type may be nullable."""
     int_range: tuple[int, int] | None = None
     """The value range of an integer type."""
+    items: str | None = None
+    """Of a fixed-size type: the runtime's name for an array of it (``_read.INT32S``,
+    ``_write.PACK_INT32S``)."""
+    native_read: str | None = None
+    """Of a fixed-size type, the mypyc flavour's read of one value at ``{at}`` of ``buf``."""
+    native_import: str | None = None
+    """The ``librt.strings`` function ``native_read`` calls, if any."""
 
     @property
     def fixed(self) -> bool:
@@ -48,21 +55,47 @@ class WireType:
         return self.compact_min if compact else self.classic_min
 
 
-def _int(name: str, code: str, size: int, lo: int, hi: int, spark: str) -> WireType:
-    return WireType(name, "int", 0, spark, "value", code, size, size, size, int_range=(lo, hi))
+def _int(
+    name: str, code: str, size: int, lo: int, hi: int, spark: str, read: str, librt: str | None
+) -> WireType:
+    return WireType(
+        name,
+        "int",
+        0,
+        spark,
+        "value",
+        code,
+        size,
+        size,
+        size,
+        int_range=(lo, hi),
+        items=f"{name.upper()}S",
+        native_read=read,
+        native_import=librt,
+    )
 
 
+# fmt: off
 WIRE_TYPES: dict[str, WireType] = {
     t.name: t
     for t in (
-        WireType("bool", "bool", False, "boolean", "value", "?", 1, 1, 1),
-        _int("int8", "b", 1, -(2**7), 2**7 - 1, "byte"),
-        _int("int16", "h", 2, -(2**15), 2**15 - 1, "short"),
-        _int("int32", "i", 4, -(2**31), 2**31 - 1, "integer"),
-        _int("int64", "q", 8, -(2**63), 2**63 - 1, "long"),
-        _int("uint16", "H", 2, 0, 2**16 - 1, "integer"),
-        _int("uint32", "I", 4, 0, 2**32 - 1, "long"),
-        WireType("float64", "float", 0.0, "double", "value", "d", 8, 8, 8),
+        WireType("bool", "bool", False, "boolean", "value", "?", 1, 1, 1,
+                 items="BOOLS", native_read="buf[{at}] != 0"),
+        _int("int8", "b", 1, -(2**7), 2**7 - 1, "byte", "(buf[{at}] ^ 0x80) - 0x80", None),
+        _int("int16", "h", 2, -(2**15), 2**15 - 1, "short",
+             "read_i16_be(buf, {at})", "read_i16_be"),
+        _int("int32", "i", 4, -(2**31), 2**31 - 1, "integer",
+             "read_i32_be(buf, {at})", "read_i32_be"),
+        _int("int64", "q", 8, -(2**63), 2**63 - 1, "long",
+             "read_i64_be(buf, {at})", "read_i64_be"),
+        # librt reads signed: the unsigned value is the low bits
+        _int("uint16", "H", 2, 0, 2**16 - 1, "integer",
+             "int(read_i16_be(buf, {at})) & 0xFFFF", "read_i16_be"),
+        _int("uint32", "I", 4, 0, 2**32 - 1, "long",
+             "int(read_i32_be(buf, {at})) & 0xFFFFFFFF", "read_i32_be"),
+        WireType("float64", "float", 0.0, "double", "value", "d", 8, 8, 8,
+                 items="FLOAT64S", native_read="read_f64_be(buf, {at})",
+                 native_import="read_f64_be"),
         # A length (int16 / uvarint) and UTF-8 bytes.
         WireType("string", "str", "", "string", "value", None, 0, 2, 1, nullable=True),
         # A length (int32 / uvarint) and raw bytes; ``records`` holds record batches.
@@ -71,6 +104,7 @@ WIRE_TYPES: dict[str, WireType] = {
         WireType("uuid", "UUID", uuid.UUID(int=0), "string", "uuid", None, 16, 16, 16),
     )
 }
+# fmt: on
 """Primitive type name -> its facts. Anything else in a spec is an array or a struct."""
 
 INT_RANGES: dict[str, tuple[int, int]] = {
