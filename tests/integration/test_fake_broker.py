@@ -559,3 +559,14 @@ def test_admin_and_offset_apis_through_our_client() -> None:
             assert [g.group_id for g in listed.groups] == ["g"]
             groups = client.request(m("describe_groups").DescribeGroupsRequest(groups=["g"]))
             assert groups.groups[0].group_id == "g" and groups.groups[0].protocol_type == "consumer"
+
+
+def test_a_cluster_closed_unstarted_frees_its_ports() -> None:
+    import socket
+
+    cluster = FakeCluster(NEWEST, brokers=2)
+    ports = [b.port for b in cluster.state.brokers]
+    cluster.close()
+    for port in ports:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()

@@ -121,7 +121,14 @@ class FakeCluster:
         if record is not None:
             self._record_file = open(record, "a", encoding="utf-8")
             self.routes.record = self._record_file
-        sockets = [_listen(host, port if n == 0 else 0) for n in range(brokers)]
+        sockets: list[socket.socket] = []
+        try:
+            for n in range(brokers):
+                sockets.append(_listen(host, port if n == 0 else 0))
+        except FakeBrokerError:
+            for sock in sockets:
+                sock.close()
+            raise
         self.state.brokers = [
             BrokerAddress(n, host, s.getsockname()[1]) for n, s in enumerate(sockets)
         ]
@@ -150,6 +157,8 @@ class FakeCluster:
         for broker in self._brokers:
             if broker.is_alive():
                 broker.join(timeout=5)
+            elif not self._started:
+                broker.listener.close()  # never served: its thread did not close it
         if self._record_file is not None:
             self._record_file.close()
             self._record_file = None
