@@ -115,6 +115,66 @@ def test_transactions_with_read_committed(release: str) -> None:
         assert c.failures == []
 
 
+@pytest.mark.parametrize("release", ["3.0", "4.3"])
+def test_kafka_python_transactions_with_read_committed(release: str) -> None:
+    """kafka-python's transactional producer aborts one transaction and commits another;
+    its read_committed consumer gets exactly the committed values."""
+    from kafka import KafkaConsumer, KafkaProducer
+
+    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+        producer = KafkaProducer(
+            bootstrap_servers=c.bootstrap,
+            transactional_id="tx",
+            max_block_ms=5000,
+            request_timeout_ms=5000,
+        )
+        raised: list[BaseException] = []
+
+        def transact() -> None:
+            try:
+                producer.init_transactions()
+                for outcome in ("aborted", "committed"):
+                    producer.begin_transaction()
+                    for i in range(5):
+                        producer.send("t", value=f"{outcome}-{i}".encode())
+                    producer.flush(timeout=5)
+                    if outcome == "aborted":
+                        producer.abort_transaction()
+                    else:
+                        producer.commit_transaction()
+            except BaseException as error:
+                raised.append(error)
+
+        # commit_transaction and abort_transaction take no timeout: a thread bounds them
+        worker = threading.Thread(target=transact, daemon=True)
+        worker.start()
+        worker.join(20)
+        producer.close(timeout=1)
+        assert not worker.is_alive() and raised == []
+
+        consumer = KafkaConsumer(
+            "t",
+            bootstrap_servers=c.bootstrap,
+            group_id="committed",
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+            consumer_timeout_ms=1000,
+        )
+        got: list[bytes] = []
+        try:
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and len(got) < 5:
+                got += [message.value for message in consumer]
+            got += [message.value for message in consumer]  # and nothing after them
+        finally:
+            consumer.close()
+        assert sorted(got) == [f"committed-{i}".encode() for i in range(5)]
+        logs = c.state.topics["t"].partitions
+        assert sum(log.end for log in logs) > 10  # the aborted records and the markers
+        assert sum(len(log.aborted) for log in logs) >= 1
+        assert c.failures == []
+
+
 # --- KIP-97 for our own connection --------------------------------------------------------
 
 
