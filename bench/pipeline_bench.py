@@ -25,7 +25,6 @@ Writes ``bench/pipeline_results.json`` and prints a Markdown table.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
@@ -203,7 +202,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "pipeline_results.json")
     args = parser.parse_args()
 
-    from kafka_specgen.pipeline.job import package_for, run_pipeline, spark_session
+    from kafka_specgen.library import generated_package
+    from kafka_specgen.pipeline.job import run_pipeline
+    from kafka_specgen.pipeline.spark import spark_session
 
     load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     work = Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-bench-"))
@@ -219,9 +220,9 @@ def main() -> int:
             file=sys.stderr,
         )
         specs = [kafka_python_specs()]
-        package, folder, _ = package_for(specs, work / "package")
-        sys.path.insert(0, str(folder))
-        importlib.invalidate_caches()
+        generated = generated_package(specs)
+        generated.module()
+        package = generated.name
 
         t = time.perf_counter()
         spark = spark_session(
@@ -264,21 +265,21 @@ def main() -> int:
                     progress=True,
                     records=records,
                 )
-                assert summary["nothing_lost"] and summary["frames_read"] == plain_n, summary
-                assert summary["reencoded_equal"] == plain_ok, (summary, plain_ok)
-                assert summary["batches"] == plain_batches, (summary, plain_batches)
+                assert summary.nothing_lost and summary.frames_read == plain_n, summary
+                assert summary.reencoded_equal == plain_ok, (summary, plain_ok)
+                assert summary.batches == plain_batches, (summary, plain_batches)
                 shutil.rmtree(work / f"out_{label}", ignore_errors=True)
                 runs[label] = {
                     "plain_loop_s": round(plain_s, 2),
                     "plain_loop_frames_per_s": round(plain_n / plain_s),
-                    "pipeline_decode_s": summary["decode_s"],
-                    "pipeline_decode_frames_per_s": round(plain_n / summary["decode_s"]),
+                    "pipeline_decode_s": summary.decode_s,
+                    "pipeline_decode_frames_per_s": round(plain_n / summary.decode_s),
                     "pipeline_decode_frames_per_s_per_core": round(
-                        plain_n / summary["decode_s"] / cores
+                        plain_n / summary.decode_s / cores
                     ),
-                    "pipeline_total_s": summary["job_s"],
-                    "pipeline_total_frames_per_s": round(plain_n / summary["job_s"]),
-                    "record_batches": summary["batches"],
+                    "pipeline_total_s": summary.job_s,
+                    "pipeline_total_frames_per_s": round(plain_n / summary.job_s),
+                    "record_batches": summary.batches,
                 }
         finally:
             spark.stop()

@@ -15,7 +15,7 @@ from .format import GeneratedCodeError, compare_package, write_package
 from .library import BUNDLED_FACTS, generate_files
 from .selection import Selection, SelectionError
 from .views import Flavour
-from .pipeline import capture, job, report
+from .pipeline import capture, command as pipeline_command, report
 
 #: Optional dependencies -> the extra that installs them.
 EXTRA_OF = {
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, fake_broker, diff, job, report):
+    for tool in (capture, broker_versions, fake_broker, diff, pipeline_command, report):
         tool.register(commands)
     return parser
 

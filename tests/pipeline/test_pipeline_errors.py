@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kafka_specgen.cli import build_parser, main
-from kafka_specgen.pipeline.job import format_summary
+from kafka_specgen.pipeline.job import Summary
 
 
 def run_without_spark(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -114,28 +114,37 @@ def test_capture_on_a_busy_port(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert err.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in err
 
 
-def summary(frames: int, unknown: int) -> dict[str, object]:
-    return {
-        "frames_read": frames,
-        "decoded": frames - unknown,
-        "errors": unknown,
-        "unknown_api_errors": unknown,
-        "nothing_lost": True,
-        "reencoded_equal": 0,
-        "mismatches": 0,
-        "conformance_rows": 0,
-        "usage_rows": 0,
-        "message_tables": [],
-        "messages_without_schema": [],
-        "out": "out",
-        "job_s": 1.0,
-    }
+def summary(frames: int, unknown: int) -> Summary:
+    return Summary(
+        package="p",
+        out="out",
+        records=False,
+        frames_read=frames,
+        decoded=frames - unknown,
+        errors=unknown,
+        unknown_api_errors=unknown,
+        reencoded_equal=0,
+        mismatches=0,
+        batches_read=0,
+        batches=0,
+        batch_errors=0,
+        nothing_lost=True,
+        usage_rows=0,
+        conformance_rows=0,
+        record_usage_rows=0,
+        message_tables=[],
+        messages_without_schema=[],
+        readiness=None,
+        readiness_rows=0,
+        decode_s=1.0,
+        job_s=1.0,
+    )
 
 
 def test_a_summary_of_mostly_unknown_apis_says_to_pass_specs() -> None:
-    assert "hint:" in format_summary(summary(212, 138))
-    assert "--specs PATH" in format_summary(summary(212, 138))
-    assert "hint:" not in format_summary(summary(212, 100))
+    assert "hint:" in summary(212, 138).text()
+    assert "--specs PATH" in summary(212, 138).text()
+    assert "hint:" not in summary(212, 100).text()
 
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "handmade_requests.jsonl"

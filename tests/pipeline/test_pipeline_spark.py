@@ -52,13 +52,13 @@ from kafka_specgen.pipeline import pcap  # noqa: E402
 from kafka_specgen.pipeline.datasource import KafkaCaptureDataSource, read_frames  # noqa: E402
 from kafka_specgen.pipeline.inputs import input_files  # noqa: E402
 from kafka_specgen.pipeline.decode import (
-    DECODED_COLUMNS,
     DECODED_DDL,
     Decoder,
     decode_batches,
 )  # noqa: E402
 from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
-from kafka_specgen.pipeline.job import exit_status, run_pipeline, spark_session  # noqa: E402
+from kafka_specgen.pipeline.job import Summary, run_pipeline  # noqa: E402
+from kafka_specgen.pipeline.spark import spark_session  # noqa: E402
 from kafka_specgen.spark_schema import spark_schemas  # noqa: E402
 from tests.support import genpkg  # noqa: E402
 from tests.support.chromium import load_page  # noqa: E402
@@ -119,11 +119,11 @@ def spark_to_dict(value: Any, spark_type: Any) -> Any:
 
 @dataclass
 class GoldenRun:
-    summary: dict[str, Any]
+    summary: Summary
     out: Path
     package: str
     rows: list[fr.Row]  # the frames, read without Spark
-    plain: list[dict[str, Any]]  # the plain decoder's rows (DECODED_COLUMNS)
+    plain: list[dict[str, Any]]  # the plain decoder's rows (decode.DecodedRow)
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +140,9 @@ def golden(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> GoldenRun:
         workdir=tmp / "work",
         progress=False,
     )
-    package = summary["package"]
+    package = summary.package
     rows = [r for path, _ in input_files([str(GOLDEN)]) for r in fr.capture_rows(path)]
-    plain = [dict(zip(DECODED_COLUMNS, r)) for r in decode_rows(rows, package)]
+    plain = [r._asdict() for r in decode_rows(rows, package)]
     return GoldenRun(summary, out, package, rows, plain)
 
 
@@ -155,10 +155,10 @@ def test_golden_captures_through_the_pipeline(golden: GoldenRun) -> None:
         golden.plain,
     )
     plain_errors = [p for p in plain if p["status"] == "error"]
-    assert summary["nothing_lost"]
-    assert summary["frames_read"] == len(rows) == summary["decoded"] + summary["errors"]
-    assert summary["errors"] == len(plain_errors)
-    assert summary["mismatches"] == 0 and summary["reencoded_equal"] == summary["decoded"]
+    assert summary.nothing_lost
+    assert summary.frames_read == len(rows) == summary.decoded + summary.errors
+    assert summary.errors == len(plain_errors)
+    assert summary.mismatches == 0 and summary.reencoded_equal == summary.decoded
 
     # errors/: exactly the frames the plain decoder refuses (broker/client protocol quirks)
     errors = [e for e in pq.read_table(out / "errors").to_pylist() if e["kind"] == "frame"]
@@ -182,7 +182,10 @@ def test_golden_captures_through_the_pipeline(golden: GoldenRun) -> None:
     software = {u["software_name"] for u in usage}
     assert {"confluent-kafka-python", "kafka-python"} <= software
     assert any(
-        u["software_name"] is None and (u["client_id"] or "").startswith("golden-aio")
+        u["software_name"] is None
+        and u["address"] is None
+        and len(u["client_ids"]) == 1
+        and u["client_ids"][0].startswith("golden-aio")
         for u in usage
     )  # aiokafka speaks ApiVersions v0: no software name
     assert sum(u["frames"] for u in usage) == sum(r.api_key is not None for r in rows)
@@ -295,8 +298,8 @@ def test_batches_are_what_the_records_module_reads(golden: GoldenRun) -> None:
     assert len(expected) > 1000 and sorted(got) == sorted(expected)
     # reconciliation: every batch read is a row of batches/ or an error row
     batch_errors = [e for e in pq.read_table(out / "errors").to_pylist() if e["kind"] == "batch"]
-    assert summary["batches"] == len(batches) and summary["batch_errors"] == len(batch_errors)
-    assert summary["batches_read"] == len(batches) + len(batch_errors)
+    assert summary.batches == len(batches) and summary.batch_errors == len(batch_errors)
+    assert summary.batches_read == len(batches) + len(batch_errors)
     assert batch_errors == []  # the golden record data is all readable
     assert all(b["crc_ok"] for b in batches)
 
@@ -331,7 +334,8 @@ def test_batches_are_what_the_records_module_reads(golden: GoldenRun) -> None:
         key = (
             b["software_name"],
             b["software_version"],
-            b["client_id"],
+            b["address"],
+            tuple(b["client_ids"]),
             b["direction"],
             b["magic"],
             b["compression"],
@@ -344,7 +348,8 @@ def test_batches_are_what_the_records_module_reads(golden: GoldenRun) -> None:
         (
             u["software_name"],
             u["software_version"],
-            u["client_id"],
+            u["address"],
+            tuple(u["client_ids"]),
             u["direction"],
             u["magic"],
             u["compression"],
@@ -366,13 +371,20 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
     api_rows = [r for r in readiness if r["kind"] == "api"]
     formats = [r for r in readiness if r["kind"] == "message_format"]
     # one api row per client x api key x version that sent requests (from the capture files)
+    # (a capture file has no addresses: the client id names the client)
     requests = Counter(
         (r.client_id, r.api_key, r.api_version)
         for r in golden.rows
         if r.direction == "request" and r.api_key is not None
     )
+    assert all(r["address"] is None and len(r["client_ids"]) <= 1 for r in readiness)
     assert (
-        Counter({(r["client_id"], r["api_key"], r["api_version"]): r["requests"] for r in api_rows})
+        Counter(
+            {
+                ((r["client_ids"] or [None])[0], r["api_key"], r["api_version"]): r["requests"]
+                for r in api_rows
+            }
+        )
         == requests
     )
     flagged = {(r["api_key"], r["api_version"]) for r in api_rows if not r["supported_by_target"]}
@@ -398,7 +410,7 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
         )
     }
     unsupported_formats = {
-        (r["client_id"], r["magic"]) for r in formats if not r["supported_by_target"]
+        (r["client_ids"][0], r["magic"]) for r in formats if not r["supported_by_target"]
     }
     assert unsupported_formats == {(c, int(c[len("golden-kp-magic")])) for c in legacy_producers}
     assert all(r["supported_by_target"] for r in formats if r["magic"] == 2)
@@ -410,18 +422,18 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
     produce_v1 = next(r for r in api_rows if (r["api_key"], r["api_version"]) == (0, 1))
     assert produce_v1["target_versions"] == "3-13" and "was removed" in produce_v1["reason"]
     # the verdict and --fail-on-unready
-    verdict = golden.summary["readiness"]
-    assert not verdict["ready"]
-    breaking = {client for client in verdict["breaking"]}
+    verdict = golden.summary.readiness
+    assert verdict is not None and not verdict.ready
+    breaking = set(verdict.breaking)
     assert len(breaking) == len({c for c, k, v in requests if (k, v) in UNSUPPORTED})
-    assert verdict["verdict"].splitlines()[0].startswith(f"{len(breaking)} of ")
-    assert exit_status(golden.summary, fail_on_unready=True) == 1
-    assert exit_status(golden.summary, fail_on_unready=False) == 0
+    assert verdict.text().splitlines()[0].startswith(f"{len(breaking)} of ")
+    assert golden.summary.exit_status(fail_on_unready=True) == 1
+    assert golden.summary.exit_status(fail_on_unready=False) == 0
 
 
 def test_the_golden_report_in_chromium(golden: GoldenRun, tmp_path: Path) -> None:
     page = golden.out / "report.html"
-    assert golden.summary["report"] == str(page)
+    assert golden.summary.report == str(page)
     shot = tmp_path / "golden_report.png"
     result = load_page(
         page,
@@ -442,7 +454,9 @@ def test_the_golden_report_in_chromium(golden: GoldenRun, tmp_path: Path) -> Non
     assert width == 1400 and height > 3000
     usage = pq.read_table(golden.out / "usage").to_pylist()
     clients = {
-        (u["software_name"], u["software_version"], u["client_id"]) for u in usage if u["requests"]
+        (u["software_name"], u["software_version"], u["address"], tuple(u["client_ids"]))
+        for u in usage
+        if u["requests"]
     }
     facts = result.facts
     assert facts["plots"] == 3 and facts["heatmapRows"] == len(clients)
@@ -454,7 +468,8 @@ def test_the_golden_report_in_chromium(golden: GoldenRun, tmp_path: Path) -> Non
     )
     # the page's verdict box is the summary's first line (without the colon that leads
     # into the list the page shows as a table)
-    headline = golden.summary["readiness"]["verdict"].splitlines()[0].rstrip(":")
+    assert golden.summary.readiness is not None
+    headline = golden.summary.readiness.text().splitlines()[0].rstrip(":")
     assert facts["verdict"].strip() == headline
 
 
@@ -595,9 +610,9 @@ def test_damaged_input_lands_in_errors_and_nothing_is_lost(spark: Any, tmp_path:
     summary = run_pipeline([inputs], out, specs=[golden_specs()], spark=spark, progress=False)
     errors = pq.read_table(out / "errors").to_pylist()
     frame_errors = [e for e in errors if e["kind"] == "frame"]
-    assert summary["nothing_lost"]
-    assert summary["frames_read"] == len(lines) + len(big) + 2
-    assert summary["errors"] == len(frame_errors)
+    assert summary.nothing_lost
+    assert summary.frames_read == len(lines) + len(big) + 2
+    assert summary.errors == len(frame_errors)
     reasons = [e["reason"] for e in frame_errors]
     assert sum("not a capture record" in r for r in reasons) == 2
     assert any("capture gap" in r for r in reasons)
@@ -606,11 +621,11 @@ def test_damaged_input_lands_in_errors_and_nothing_is_lost(spark: Any, tmp_path:
         r.startswith("DecodeError") and e["correlation_id"] == request["correlation_id"]
         for r, e in zip(reasons, frame_errors)
     )
-    assert summary["decoded"] + summary["errors"] == summary["frames_read"]
+    assert summary.decoded + summary.errors == summary.frames_read
     # the unreadable record data: one error row each, counted in the reconciliation
     batch_errors = sorted((e for e in errors if e["kind"] == "batch"), key=lambda e: e["conn"])
-    assert summary["batch_errors"] == len(batch_errors) == 2
-    assert summary["batches_read"] == summary["batches"] + 2
+    assert summary.batch_errors == len(batch_errors) == 2
+    assert summary.batches_read == summary.batches + 2
     magic, gzip = sorted(batch_errors, key=lambda e: "legacy" in e["reason"])
     assert (
         "unknown magic 7" in magic["reason"]
@@ -624,3 +639,53 @@ def test_damaged_input_lands_in_errors_and_nothing_is_lost(spark: Any, tmp_path:
     batches = pq.read_table(out / "batches").to_pylist()
     legacy_rows = [b for b in batches if b["conn"].startswith("records.jsonl") and b["magic"] == 0]
     assert len(legacy_rows) == 0 or all(b["record_count"] == 5 for b in legacy_rows)
+
+
+def test_a_process_with_three_producers_is_one_client(spark: Any, tmp_path: Path) -> None:
+    """Three kafka-python producers of one process, recorded by the fake broker (a capture
+    with addresses), are one client: kafka-python at 127.0.0.1 with three client ids. Its
+    newest versions are inferred from the broker's ApiVersions answer (KIP-35): below the
+    broker's newest, so its own."""
+    from kafka import KafkaProducer
+
+    from kafka_specgen.fake_broker import FakeCluster
+
+    newest = genpkg.CORPORA / "4.3.1"
+    if not newest.is_dir():
+        pytest.skip("no ../shared/kafka-specs")
+    capture = tmp_path / "session.jsonl"
+    with FakeCluster(newest, release="4.3", topics={"t": 1}, record=capture) as cluster:
+        for n in range(3):
+            producer = KafkaProducer(
+                bootstrap_servers=cluster.bootstrap, client_id=f"app-{n}", max_block_ms=5000
+            )
+            try:
+                producer.send("t", b"x").get(timeout=5)
+            finally:
+                producer.close(timeout=5)
+        broker_produce = cluster.package.module("releases").BROKER_RELEASES["4.3.1"][0][1]
+    produce_sent = max(
+        r.api_version
+        for r in fr.capture_rows(str(capture))
+        if r.api_key == 0 and r.direction == "request"
+    )
+    assert produce_sent < broker_produce  # the test's premise: kafka-python stops below
+
+    out = tmp_path / "out"
+    summary = run_pipeline(
+        [capture], out, specs=[newest], target_release="4.0", spark=spark, progress=False
+    )
+    assert summary.nothing_lost and summary.readiness is not None
+    usage = pq.read_table(out / "usage").to_pylist()
+    assert {(u["software_name"], u["address"], tuple(u["client_ids"])) for u in usage} == {
+        ("kafka-python", "127.0.0.1", ("app-0", "app-1", "app-2"))
+    }
+    readiness = pq.read_table(out / "readiness").to_pylist()
+    produce = [r for r in readiness if r["api_key"] == 0]
+    assert {r["client_newest"] for r in produce} == {
+        f"v{produce_sent} (below the broker's v{broker_produce})"
+    }
+    assert {(r["verdict"], r["will_use"], r["target"]) for r in produce} == {
+        ("ok", produce_sent, "Kafka 4.0.2")
+    }
+    assert summary.readiness.clients == 1 and summary.readiness.ready

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from kafka_specgen.pipeline.readiness import Target, TargetError, judge_rows, verdict
+from kafka_specgen.pipeline.readiness import (
+    Judgment,
+    Target,
+    TargetError,
+    client_label,
+    judge_rows,
+    verdict,
+)
 from kafka_specgen.versions import Versions
 from tests.support import genpkg
 
@@ -27,7 +34,10 @@ def test_removed_versions_and_missing_apis_are_not_supported(target: Target) -> 
     for version in (0, 1, 2):
         j = target.judge_api(0, version)
         assert not j.supported and j.target_versions == "3-13"
-        assert j.reason == f"Produce v{version} was removed: the target accepts v3-13 only"
+        assert j.reason == (
+            f"Produce v{version} was removed: the target accepts v3-13 only (the client "
+            "asked for no ApiVersions, so its versions are fixed)"
+        )
     assert target.judge_api(0, 3).supported and target.judge_api(0, 13).supported
     assert not target.judge_api(1, 3).supported and target.judge_api(1, 4).supported
     missing = target.judge_api(999, 0)
@@ -66,12 +76,12 @@ def test_rows_and_verdict(target: Target) -> None:
         ],
         [{**kp, "magic": 1, "batches": 15}, {**rd, "magic": 2, "batches": 80}],
     )
-    assert [(r.client_id, r.kind, r.supported_by_target) for r in rows] == [
-        ("old-producer", "api", False),
-        ("old-producer", "api", True),
-        ("old-producer", "message_format", False),
-        ("rd", "api", True),
-        ("rd", "message_format", True),
+    assert [(r.client_ids, r.kind, r.verdict, r.will_use) for r in rows] == [
+        (["old-producer"], "api", "breaks", None),
+        (["old-producer"], "api", "ok", 1),
+        (["old-producer"], "message_format", "breaks", None),
+        (["rd"], "api", "ok", 10),
+        (["rd"], "message_format", "ok", 2),
     ]
     assert rows[0].requests == 12 and rows[2].batches == 15 and rows[2].magic == 1
     assert {r.target for r in rows} == {"kafka-python 4.x specs"}
@@ -85,8 +95,71 @@ def test_rows_and_verdict(target: Target) -> None:
         "1 of 2 clients would break on the target (kafka-python 4.x specs):"
     )
     assert "  Produce v2: 1 client ('old-producer' (software unknown))" in text
-    fine = verdict([r for r in rows if r.client_id == "rd"], target.label)
+    fine = verdict([r for r in rows if r.client_ids == ["rd"]], target.label)
     assert fine.ready and fine.text().startswith("all 1 clients seen are ready")
+
+
+def test_a_clients_newest_version_is_inferred_with_kip35(target: Target) -> None:
+    """A version below the broker's newest is the client's own newest; one equal to it
+    says only "this or later"; without ApiVersions the versions are fixed."""
+    client = {"software_name": "app", "software_version": "1", "address": "10.0.0.5"}
+
+    def judged(*versions: int, broker: int | None) -> Judgment:
+        rows = judge_rows(
+            target,
+            [
+                {
+                    **client,
+                    "client_ids": ["a"],
+                    "api_key": 1,
+                    "api_version": v,
+                    "broker_newest": broker,
+                }
+                for v in versions
+            ],
+        )
+        assert len({(r.verdict, r.will_use, r.reason) for r in rows}) == 1
+        return target.judge_api(1, max(versions), None, broker)
+
+    # Fetch: the target has v4-18
+    old = judged(2, 3, broker=11)  # the client stopped at v3 though the broker had v11
+    assert old.verdict == "breaks" and "v3 is the client's newest: the broker offered v11" in (
+        old.reason
+    )
+    capped = judged(3, broker=3)  # the broker's newest: the client may have more
+    assert capped.verdict == "cannot tell" and capped.supported is None
+    assert "its own newest is v3 or later; the target needs v4 or later" in capped.reason
+    pinned = judged(3, broker=None)
+    assert pinned.verdict == "breaks" and "its versions are fixed" in pinned.reason
+    assert judged(12, broker=12).reason.startswith("ok, will use v12 or later:")
+    assert judged(12, broker=16).reason.startswith("ok, will use v12:")
+    assert judged(18, broker=18).reason.startswith("ok, will use v18:")
+
+
+def test_cannot_tell_is_reported_apart(target: Target) -> None:
+    rows = judge_rows(
+        target,
+        [
+            {
+                "address": "10.0.0.5",
+                "client_ids": ["a"],
+                "api_key": 1,
+                "api_version": 3,
+                "broker_newest": 3,
+            },
+        ],
+    )
+    result = verdict(rows, target.label)
+    assert result.ready and result.undecided == {"software unknown at 10.0.0.5 ('a')": ["Fetch v3"]}
+    assert result.text().splitlines()[1].startswith("cannot tell for 1 client")
+
+
+def test_client_labels() -> None:
+    assert client_label("librdkafka", "2.16", "10.0.0.5", ["a", "b"]) == (
+        "librdkafka 2.16 at 10.0.0.5 ('a', 'b')"
+    )
+    assert client_label(None, None, None, ["p"]) == "'p' (software unknown)"
+    assert client_label(None, None, None, []) == "(no client id) (software unknown)"
 
 
 def test_a_target_that_does_not_load_fails_before_anything_runs(tmp_path: Path) -> None:
@@ -117,8 +190,8 @@ def test_optional_apis_do_not_break_a_client() -> None:
     rows = judge_rows(
         old,
         [
-            {"client_id": "rd", "api_key": 71, "api_version": 0, "api_name": "GetTelemetry"},
-            {"client_id": "rd", "api_key": 75, "api_version": 0, "api_name": "DescribeTopic"},
+            {"client_ids": ["rd"], "api_key": 71, "api_version": 0, "api_name": "GetTelemetry"},
+            {"client_ids": ["rd"], "api_key": 75, "api_version": 0, "api_name": "DescribeTopic"},
         ],
     )
     result = verdict(rows, old.label)

@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from kafka_specgen.cli import main
-from kafka_specgen.pipeline.readiness import READINESS_DDL, Target, judge_rows
+from kafka_specgen.pipeline.columns import arrow_schema
+from kafka_specgen.pipeline.readiness import ReadinessRow, Target, judge_rows
 from kafka_specgen.pipeline.report import folded, REPORT, render_report, write_report
 from tests.support import genpkg
 from tests.support.chromium import load_page
@@ -62,7 +63,8 @@ def usage_row(
     return {
         "software_name": software,
         "software_version": "1.0" if software else None,
-        "client_id": client,
+        "address": None,
+        "client_ids": [client],
         "api_key": key,
         "api_name": name,
         "api_version": version,
@@ -118,7 +120,8 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
             {
                 "software_name": "librdkafka",
                 "software_version": "1.0",
-                "client_id": "rd",
+                "address": None,
+                "client_ids": ["rd"],
                 "direction": "request",
                 "magic": 2,
                 "compression": "zstd",
@@ -130,7 +133,8 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
             {
                 "software_name": None,
                 "software_version": None,
-                "client_id": "old",
+                "address": None,
+                "client_ids": ["old"],
                 "direction": "request",
                 "magic": 1,
                 "compression": "gzip",
@@ -149,17 +153,14 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
             {
                 "software_name": None,
                 "software_version": None,
-                "client_id": "old",
+                "address": None,
+                "client_ids": ["old"],
                 "magic": 1,
                 "batches": 3,
             },
         ],
     )
-    types = {"string": pa.string(), "int": pa.int32(), "long": pa.int64()}
-    types.update({"boolean": pa.bool_(), "double": pa.float64()})
-    arrow = pa.schema(
-        [pa.field(n, types[t]) for n, t in (f.split(" ") for f in READINESS_DDL.split(", "))]
-    )
+    arrow = arrow_schema(ReadinessRow)
     (out / "readiness").mkdir()
     pq.write_table(
         pa.Table.from_pylist([r._asdict() for r in rows], schema=arrow),
@@ -188,7 +189,7 @@ def test_the_page_holds_everything_it_needs(tables: Path) -> None:
     # the capture's time window, and each client's first and last time seen
     assert "capture window<b>1970-01-01 00:00:01 to 1970-01-01 00:00:02 UTC</b>" in page
     assert (
-        "<td>librdkafka 1.0 · rd</td><td>1970-01-01 00:00:01</td><td>1970-01-01 00:00:02</td><td>81</td><td>2</td>"
+        "<td>&#x27;rd&#x27; (librdkafka 1.0)</td><td>1970-01-01 00:00:01</td><td>1970-01-01 00:00:02</td><td>81</td><td>2</td>"
         in page
     )
     # compression in bytes, with the ratio

@@ -9,7 +9,7 @@
 Paths are files or folders (searched recursively); a file is pcap/pcapng when its magic
 number says so, a capture file (``kafka-specgen capture``'s JSON lines) when it ends in
 ``.jsonl``/``.json`` or is named explicitly. One row per frame, columns
-``pipeline.frames.COLUMNS`` (``error`` is set on bytes that are not a whole frame).
+``pipeline.frames.Row`` (``error`` is set on bytes that are not a whole frame).
 
 Capture files are read as frames by the data source, one partition per ``splitBytes``
 (default 64 MiB) of a file (its lines are independent). pcap files are one capture: a TCP
@@ -35,7 +35,8 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from .frames import COLUMNS, SCHEMA_DDL, capture_rows
+from .columns import arrow_schema
+from .frames import SCHEMA_DDL, Row, capture_rows
 from .inputs import input_files
 
 
@@ -108,12 +109,12 @@ class KafkaCaptureReader(DataSourceReader):
         if partition.kind == "none":
             return iter(())
         if partition.kind == "pcap":
-            from .pcap import SEGMENT_DDL, read_segments
+            from .pcap import Segment, read_segments
 
             segments = read_segments(partition.path, partition.file_no)
-            return to_batches(segments, arrow_schema(SEGMENT_DDL), self.batch_rows)
+            return to_batches(segments, arrow_schema(Segment), self.batch_rows)
         rows = capture_rows(partition.path, partition.start, partition.end)
-        return to_batches(rows, arrow_schema(), self.batch_rows)
+        return to_batches(rows, arrow_schema(Row), self.batch_rows)
 
 
 def _rows_option(options: dict[str, str]) -> str:
@@ -139,22 +140,6 @@ def to_batches(
             [pa.array(col, type=field.type) for col, field in zip(columns, schema)],
             schema=schema,
         )
-
-
-def arrow_schema(ddl: str = SCHEMA_DDL) -> Any:
-    """The Arrow schema of a Spark DDL of our rows (frames by default, or segments)."""
-    import pyarrow as pa
-
-    types = {
-        "string": pa.string(),
-        "double": pa.float64(),
-        "int": pa.int32(),
-        "long": pa.int64(),
-        "binary": pa.binary(),
-    }
-    fields = [pa.field(n, types[t]) for n, t in (p.split(" ") for p in ddl.split(", "))]
-    assert ddl != SCHEMA_DDL or tuple(f.name for f in fields) == COLUMNS
-    return pa.schema(fields)
 
 
 # --- frames of capture files and pcap files ------------------------------------------------------
@@ -206,4 +191,4 @@ def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ())
         for _, connection in groupby(segments(), key=connection_key):
             yield from reassemble(connection, broker_ports)
 
-    return to_batches(rows(), arrow_schema())
+    return to_batches(rows(), arrow_schema(Row))

@@ -1,7 +1,7 @@
 """Decoding one captured frame with a generated package, in plain Python (no Spark).
 
-``Decoder(package).decode(row)`` decodes a row of the ``kafka-capture`` data source
-(``pipeline.frames.COLUMNS``) with the generated package ``package`` (importable by name:
+``Decoder(package).decode_row(row)`` decodes a row of the ``kafka-capture`` data source
+(``pipeline.frames.Row``) with the generated package ``package`` (importable by name:
 one generated from the specs it is given), re-encodes it and compares
 the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a plain loop
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
@@ -11,6 +11,8 @@ too (the package's ``records`` module): one ``BatchFacts`` per record batch (mag
 top-level legacy message (magic 0/1), or one with ``error`` set where the data cannot be
 read (the rest of that partition's data). Magic 2 counts come from the batch header, not
 from decompressing; legacy compressed messages are decompressed to count what they hold.
+An ApiVersions answer also gives the ranges the broker advertised (``advertised``): what
+readiness infers a client's own newest versions from.
 """
 
 from __future__ import annotations
@@ -18,87 +20,100 @@ from __future__ import annotations
 import base64
 import importlib
 import json
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 
-from .frames import COLUMNS
-
-#: What ``Decoder.decode`` adds to a row.
-OUT_COLUMNS = (
-    "api_name",
-    "message",
-    "status",
-    "reason",
-    "reencoded_equal",
-    "first_diff",
-    "body",
-    "software_name",
-    "software_version",
-    "batches",
+from .columns import (
+    ArrayOf,
+    Bool,
+    OptBool,
+    OptBytes,
+    OptDouble,
+    OptInt,
+    OptLong,
+    OptStr,
+    Str,
+    ddl,
+    arrow_schema,
 )
-#: The decoded rows' columns: the data source's (``error`` left out) plus ``OUT_COLUMNS``.
-DECODED_COLUMNS = tuple(c for c in COLUMNS if c != "error") + OUT_COLUMNS
-
-#: One record batch (or legacy top-level message) of a frame, or the data of a partition
-#: that could not be read (``error`` set: the reason; ``data``: the bytes from there on).
-BATCH_FIELDS = (
-    ("topic", "string"),
-    ("topic_id", "string"),
-    ("partition", "int"),
-    ("batch_index", "int"),
-    ("base_offset", "long"),
-    ("magic", "int"),
-    ("compression", "string"),
-    ("record_count", "int"),
-    ("size_bytes", "int"),
-    ("uncompressed_bytes", "long"),
-    ("producer_id", "long"),
-    ("producer_epoch", "int"),
-    ("is_transactional", "boolean"),
-    ("is_control", "boolean"),
-    ("crc_ok", "boolean"),
-    ("error", "string"),
-    ("data", "binary"),
-)
-BATCH_DDL = "struct<" + ", ".join(f"{n}: {t}" for n, t in BATCH_FIELDS) + ">"
-DECODED_DDL = (
-    "conn string, ts double, src string, dst string, direction string, api_key int, "
-    "api_version int, correlation_id int, client_id string, frame binary, api_name string, "
-    "message string, status string, reason string, reencoded_equal boolean, first_diff int, "
-    f"body string, software_name string, software_version string, batches array<{BATCH_DDL}>"
-)
+from .frames import Row
 
 
 class BatchFacts(NamedTuple):
-    topic: str | None
-    topic_id: str | None  # Kafka's text form (base64) where the message names topics by id
-    partition: int | None
-    batch_index: int  # its place in the partition's record data, from 0
-    base_offset: int | None
-    magic: int | None
-    compression: str | None  # none, gzip, snappy, lz4, zstd
-    record_count: int | None  # magic 2: from the header; legacy: messages (decompressed)
-    size_bytes: int | None  # on the wire
-    uncompressed_bytes: int | None  # where known without decompressing magic 2 data
-    producer_id: int | None  # magic 2 only
-    producer_epoch: int | None
-    is_transactional: bool | None
-    is_control: bool | None
-    crc_ok: bool | None
-    error: str | None
-    data: bytes | None  # error rows only: the unreadable bytes
+    """One record batch (or legacy top-level message) of a frame, or the data of a partition
+    that could not be read (``error`` set: the reason; ``data``: the bytes from there on)."""
+
+    topic: OptStr
+    topic_id: OptStr  # Kafka's text form (base64) where the message names topics by id
+    partition: OptInt
+    batch_index: OptInt  # its place in the partition's record data, from 0
+    base_offset: OptLong
+    magic: OptInt
+    compression: OptStr  # none, gzip, snappy, lz4, zstd
+    record_count: OptInt  # magic 2: from the header; legacy: messages (decompressed)
+    size_bytes: OptInt  # on the wire
+    uncompressed_bytes: OptLong  # where known without decompressing magic 2 data
+    producer_id: OptLong  # magic 2 only
+    producer_epoch: OptInt
+    is_transactional: OptBool
+    is_control: OptBool
+    crc_ok: OptBool
+    error: OptStr
+    data: OptBytes  # error rows only: the unreadable bytes
+
+
+class ApiRange(NamedTuple):
+    """One API's versions in a broker's ApiVersions answer."""
+
+    api_key: OptInt
+    min_version: OptInt
+    max_version: OptInt
 
 
 class Decoded(NamedTuple):
-    api_name: str | None
-    message: str | None  # the body's class name, e.g. "MetadataRequest"
-    status: str  # "decoded" or "error"
-    reason: str | None  # why it is an error
-    reencoded_equal: bool | None  # decode -> encode gave the frame's bytes
-    first_diff: int | None  # first offset where the re-encoded bytes differ
-    body: str | None  # JSON of body.to_dict()
-    software_name: str | None  # ApiVersionsRequest v3+: the client software
-    software_version: str | None
-    batches: list[BatchFacts] | None = None  # Produce requests and Fetch responses
+    """What decoding adds to a frame."""
+
+    api_name: OptStr
+    message: OptStr  # the body's class name, e.g. "MetadataRequest"
+    status: Str  # "decoded" or "error"
+    reason: OptStr  # why it is an error
+    reencoded_equal: OptBool  # decode -> encode gave the frame's bytes
+    first_diff: OptInt  # first offset where the re-encoded bytes differ
+    body: OptStr  # JSON of body.to_dict()
+    software_name: OptStr  # ApiVersionsRequest v3+: the client software
+    software_version: OptStr
+    advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)] = None
+    batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)] = None
+
+
+class DecodedRow(NamedTuple):
+    """A decoded frame: where it was seen (``frames.Row`` but ``error``) and what it held.
+    ``frame`` is kept only where it is needed: errors and re-encoding mismatches."""
+
+    conn: Str
+    ts: OptDouble
+    src: OptStr
+    dst: OptStr
+    direction: OptStr
+    api_key: OptInt
+    api_version: OptInt
+    correlation_id: OptInt
+    client_id: OptStr
+    frame: OptBytes
+    api_name: OptStr
+    message: OptStr
+    status: Str
+    reason: OptStr
+    reencoded_equal: OptBool
+    first_diff: OptInt
+    body: OptStr
+    software_name: OptStr
+    software_version: OptStr
+    advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)]
+    batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)]
+
+
+DECODED_COLUMNS = DecodedRow._fields
+DECODED_DDL = ddl(DecodedRow)
 
 
 def _error(name: str | None, reason: str, message: str | None = None) -> Decoded:
@@ -143,6 +158,9 @@ class Decoder:
         except Exception:  # an api key the package does not know
             return None
 
+    def decode_row(self, row: Row) -> Decoded:
+        return self.decode(row.direction, row.api_key, row.api_version, row.frame, row.error)
+
     def decode(
         self,
         direction: str | None,
@@ -181,6 +199,12 @@ class Decoder:
         if direction == "request" and api_key == 18:
             software = getattr(body, "client_software_name", None) or None
             version = getattr(body, "client_software_version", None) or None
+        advertised = None
+        if direction == "response" and api_key == 18 and not getattr(body, "error_code", 1):
+            advertised = [
+                ApiRange(k.api_key, k.min_version, k.max_version)
+                for k in getattr(body, "api_keys", ())
+            ]
         batches = None
         if self.read_records and api_key is not None and direction is not None:
             path = RECORD_PATHS.get((api_key, direction))
@@ -196,6 +220,7 @@ class Decoder:
             text,
             software,
             version,
+            advertised,
             batches,
         )
 
@@ -387,67 +412,46 @@ def first_difference(a: bytes, b: bytes) -> int:
     return min(len(a), len(b))
 
 
-def _output(row: tuple[Any, ...], decoded: Decoded) -> tuple[Any, ...]:
-    """A decoded row: ``frame`` is kept only where it is needed (errors and re-encoding
-    mismatches); batches as tuples."""
+def _output(row: Row, decoded: Decoded) -> DecodedRow:
     keep = decoded.status == "error" or decoded.reencoded_equal is False
-    batches = decoded.batches
-    return (
-        *row[:9],
-        row[9] if keep else None,
-        *decoded[:-1],
-        None if batches is None else [tuple(b) for b in batches],
+    return DecodedRow(
+        row.conn,
+        row.ts,
+        row.src,
+        row.dst,
+        row.direction,
+        row.api_key,
+        row.api_version,
+        row.correlation_id,
+        row.client_id,
+        row.frame if keep else None,
+        *decoded,
     )
 
 
 def decode_rows(
-    rows: Iterable[tuple[Any, ...]], package: str = "kafka_messages", *, records: bool = True
-) -> Iterator[tuple[Any, ...]]:
-    """Decoded rows (``DECODED_COLUMNS``) of data-source rows (``frames.COLUMNS``): the plain
-    loop."""
+    rows: Iterable[Row], package: str = "kafka_messages", *, records: bool = True
+) -> Iterator[DecodedRow]:
+    """Decoded rows of data-source rows: the plain loop."""
     decoder = Decoder(package, records=records)
     for row in rows:
-        yield _output(row, decoder.decode(row[4], row[5], row[6], row[9], row[10]))
+        yield _output(row, decoder.decode_row(row))
 
 
 def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -> Iterator[Any]:
     """``mapInArrow`` body: Arrow batches of data-source rows -> batches of decoded rows."""
     import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
 
-    schema = arrow_schema()
+    schema = arrow_schema(DecodedRow)
     decoder = Decoder(package, records=records)
     for batch in batches:
-        columns = [batch.column(name).to_pylist() for name in COLUMNS]
+        columns = [batch.column(name).to_pylist() for name in Row._fields]
         out: list[list[Any]] = [[] for _ in DECODED_COLUMNS]
-        for row in zip(*columns):
-            values = _output(row, decoder.decode(row[4], row[5], row[6], row[9], row[10]))
-            for column, value in zip(out, values):
+        for values in zip(*columns):
+            row = Row._make(values)
+            for column, value in zip(out, _output(row, decoder.decode_row(row))):
                 column.append(value)
         yield pa.RecordBatch.from_arrays(
             [pa.array(column, type=field.type) for column, field in zip(out, schema)],
             schema=schema,
         )
-
-
-def arrow_schema() -> Any:
-    """The Arrow schema of decoded rows (``DECODED_DDL``, exact types)."""
-    import pyarrow as pa
-
-    types = {
-        "string": pa.string(),
-        "double": pa.float64(),
-        "int": pa.int32(),
-        "long": pa.int64(),
-        "binary": pa.binary(),
-        "boolean": pa.bool_(),
-    }
-    batch = pa.struct([pa.field(n, types[t]) for n, t in BATCH_FIELDS])
-    fields = []
-    for part in DECODED_DDL.split(", "):
-        name, kind = part.split(" ", 1)
-        if name == "batches":
-            fields.append(pa.field(name, pa.list_(batch)))
-            break
-        fields.append(pa.field(name, types[kind]))
-    assert tuple(f.name for f in fields) == DECODED_COLUMNS
-    return pa.schema(fields)

@@ -16,7 +16,7 @@ one piece of a stream that could not be cut into frames) as a tuple in the order
                     connection's number in a capture file; in pcap files the number of its
                     first packet (in the file it starts in)
 ``ts``              Unix time (s) when the frame's last byte was seen
-``src``, ``dst``    ``"ip:port"`` of sender and receiver (``None`` in capture files)
+``src``, ``dst``    ``"ip:port"`` of sender and receiver (``None`` in capture files older than 0.2.0)
 ``direction``       ``"request"`` (client to broker) or ``"response"``
 ``api_key``, ``api_version``  a request's own; a response's are its request's
 ``correlation_id``, ``client_id``  from the request header (a response repeats its request's
@@ -39,6 +39,8 @@ import os
 import struct
 from collections import deque
 from typing import Any, Iterable, Iterator, NamedTuple
+
+from .columns import Bytes, OptDouble, OptInt, OptStr, Str, ddl
 
 #: Frames larger than this (Kafka's socket.request.max.bytes) mean the stream is not Kafka
 #: or lost sync: the proxy stops recording that stream, ``split_stream`` makes the rest
@@ -172,38 +174,25 @@ def capture_line(
     return json.dumps(record, separators=(", ", ": ")) + "\n"
 
 
-COLUMNS = (
-    "conn",
-    "ts",
-    "src",
-    "dst",
-    "direction",
-    "api_key",
-    "api_version",
-    "correlation_id",
-    "client_id",
-    "frame",
-    "error",
-)
-#: Spark's DDL of the rows (the data source's schema).
-SCHEMA_DDL = (
-    "conn string, ts double, src string, dst string, direction string, api_key int, "
-    "api_version int, correlation_id int, client_id string, frame binary, error string"
-)
-
-
 class Row(NamedTuple):
-    conn: str
-    ts: float | None
-    src: str | None
-    dst: str | None
-    direction: str | None
-    api_key: int | None
-    api_version: int | None
-    correlation_id: int | None
-    client_id: str | None
-    frame: bytes
-    error: str | None
+    """A row of the ``kafka-capture`` data source: one frame, where it was seen."""
+
+    conn: Str
+    ts: OptDouble
+    src: OptStr  # "host:port" of the sender, where the capture says
+    dst: OptStr
+    direction: OptStr  # "request" or "response"
+    api_key: OptInt
+    api_version: OptInt
+    correlation_id: OptInt
+    client_id: OptStr
+    frame: Bytes
+    error: OptStr  # set on bytes that are not a whole frame
+
+
+#: The data source's columns and Spark DDL, from ``Row``.
+COLUMNS = Row._fields
+SCHEMA_DDL = ddl(Row)
 
 
 # --- capture files (JSON lines of ``kafka-specgen capture``) ----------------------------------

@@ -31,6 +31,7 @@ import os
 import struct
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
+from .columns import Bytes, Double, Int, Long, Str, ddl
 from .frames import MAX_FRAME_SIZE, Chunk, Row, pair_frames, split_stream
 
 READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
@@ -42,22 +43,19 @@ _BSD_AF_INET6 = (10, 24, 28, 30)
 
 
 class Segment(NamedTuple):
-    ts: float
-    src: str  # "ip:port"
-    dst: str
-    seq: int
-    flags: int
-    payload: bytes
-    file: str = ""  # name of the capture file
-    file_no: int = 0  # its place among the files read together
-    packet: int = 0  # the packet's number in its file, from 1
+    ts: Double
+    src: Str  # "ip:port"
+    dst: Str
+    seq: Long  # uint32
+    flags: Int
+    payload: Bytes
+    file: Str = ""  # name of the capture file
+    file_no: Int = 0  # its place among the files read together
+    packet: Long = 0  # the packet's number in its file, from 1
 
 
-#: Spark's DDL of a segment (the fields of ``Segment``, in order; seq is uint32).
-SEGMENT_DDL = (
-    "ts double, src string, dst string, seq long, flags int, payload binary, file string, "
-    "file_no int, packet long"
-)
+#: Spark's DDL of a segment.
+SEGMENT_DDL = ddl(Segment)
 
 
 def capture_order(segment: Segment) -> tuple[float, int, int]:

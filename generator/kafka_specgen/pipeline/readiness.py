@@ -1,38 +1,41 @@
-"""Upgrade readiness: would the traffic in a capture still work against a target spec set?
+"""Upgrade readiness: would the traffic in a capture still work against a target?
 
-``Target(specs)`` loads a spec set (e.g. a Kafka 4.x release's) the way ``generate`` and
-``diff`` do (``kafka_specgen.library.load_specs``) and judges what clients were seen
-sending, with the version arithmetic of ``kafka_specgen.versions.Versions`` (the code
-``diff`` compares ranges with):
+The target is a spec set (``Target(specs)``, loaded as ``generate`` and ``diff`` load one)
+or a Kafka release (``Target.release("4.0")``: the API ranges its brokers advertise, from
+the tool's release table). Each client and API gets one verdict (``judge_api``):
 
-- an API version (``judge_api``): *supported* if the target's request spec has it; *not
-  supported* if the target dropped it (below the target's lowest version, as Kafka 4.0
-  removed Produce v0-v2, Fetch v0-v3, ...) or has no such API at all. A version above
-  the target's highest is supported: clients pick the version from the broker's
-  ApiVersions answer (ApiVersions itself falls back per KIP-511), so it is negotiated
-  down, not broken;
-- a message format (``judge_format``): magic 0 and 1 (message sets) travel only in
-  Produce v0-v2 (v3 requires record batches, magic 2: KIP-98); a target without those
-  versions does not take them: Kafka 4.0 removed message formats v0 and v1 (KIP-724).
+- **ok, will use vN**: the version the client will negotiate with the target;
+- **breaks**: the client's newest version is below the target's lowest (Kafka 4.0 removed
+  Produce v0-v2, Fetch v0-v3, ...), or the target has no such API;
+- **optional, not used after the upgrade**: the target lacks an API that clients use only
+  when a broker advertises it (``OPTIONAL_APIS``, e.g. KIP-714's telemetry);
+- **cannot tell**: the client's newest version is not known and the versions seen are
+  below the target's lowest.
 
-The target is a spec set (``Target(specs)``) or a Kafka release (``Target.release("4.0")``:
-the API ranges its brokers advertise, from the tool's release table). APIs that clients
-use only when the broker advertises them (``OPTIONAL_APIS``, e.g. KIP-714's telemetry) do
-not break a client when the target lacks them: the client stops using them. Versions the
-target's specs mark deprecated are flagged, for the upgrade after this one.
+A client's newest version of an API is inferred with KIP-35's rule: a client uses the
+newest version it shares with the broker, so a version below the broker's newest (in the
+ApiVersions answers the client got in the same capture) is the client's own newest. A
+version equal to the broker's newest says only "this or newer". A client that got no
+ApiVersions answer sends fixed versions (a pre-KIP-35 client, or one pinned to a
+release): it will send what it sent.
 
-``Readiness`` rows (``judge_rows``) and the verdict (``verdict``) are plain Python; the
-Spark job (``pipeline.job``) feeds them the requests and batches it aggregated.
-Standard library only, plus kafka_specgen's own loader.
+Message formats (``judge_format``): magic 0 and 1 (message sets) travel only in Produce
+v0-v2 (v3 requires record batches, magic 2: KIP-98); Kafka 4.0 removed them (KIP-724).
+Versions the target's specs mark deprecated are flagged, for the upgrade after this one.
+
+``judge_rows`` gives the ``readiness/`` rows and ``verdict`` the verdict: plain Python. The
+Spark job (``pipeline.tables.readiness``) feeds them the requests and batches it
+aggregated. Standard library only, plus kafka_specgen's own loader.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 from ..facts import split_raws, build_facts
+from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
 from ..library import bundled_specs, load_specs
 from ..load import load_paths
 from ..versions import Versions
@@ -52,40 +55,52 @@ class TargetError(ValueError):
     """A target release the table does not have (one line for the command line)."""
 
 
-#: The columns of ``readiness/`` (``ReadinessRow``), in order, and their Spark DDL.
-READINESS_DDL = (
-    "software_name string, software_version string, client_id string, kind string, "
-    "api_key int, api_name string, api_version int, magic int, requests long, batches long, "
-    "supported_by_target boolean, target_versions string, reason string, "
-    "first_ts double, last_ts double, target string"
-)
+#: Verdicts of a client and API (``Judgment.verdict``).
+OK, BREAKS, OPTIONAL, UNKNOWN = "ok", "breaks", "optional", "cannot tell"
 
 
 @dataclass(frozen=True)
 class Judgment:
-    supported: bool
+    verdict: str  # OK, BREAKS, OPTIONAL or UNKNOWN
+    will_use: int | None  # OK: the version the client will use with the target
     target_versions: str  # the target's range of the API's request ("none": no such API)
     reason: str
     api_name: str | None
 
+    @property
+    def supported(self) -> bool | None:
+        """True (ok, optional), False (breaks), None (cannot tell)."""
+        return None if self.verdict == UNKNOWN else self.verdict != BREAKS
+
 
 class ReadinessRow(NamedTuple):
-    software_name: str | None
-    software_version: str | None
-    client_id: str | None
-    kind: str  # "api" or "message_format"
-    api_key: int | None
-    api_name: str | None
-    api_version: int | None
-    magic: int | None  # message_format rows: the batches' magic
-    requests: int | None  # api rows: requests seen at this version
-    batches: int | None  # message_format rows: batches seen
-    supported_by_target: bool
-    target_versions: str
-    reason: str
-    first_ts: float | None
-    last_ts: float | None
-    target: str  # the target spec set (its label)
+    """A row of ``readiness/``: a version (or message format) a client was seen using,
+    with the verdict on that client and API."""
+
+    software_name: OptStr
+    software_version: OptStr
+    address: OptStr
+    client_ids: OptStrs
+    kind: Str  # "api" or "message_format"
+    api_key: OptInt
+    api_name: OptStr
+    api_version: OptInt
+    magic: OptInt  # message_format rows: the batches' magic
+    requests: OptLong  # api rows: requests seen at this version
+    batches: OptLong  # message_format rows: batches seen
+    client_newest: OptStr  # what the capture says of the client's newest version
+    verdict: Str
+    will_use: OptInt
+    supported_by_target: OptBool
+    target_versions: Str
+    reason: Str
+    first_ts: OptDouble
+    last_ts: OptDouble
+    target: Str  # the target (its label)
+
+
+#: The columns of ``readiness/`` in Spark's DDL.
+READINESS_DDL = ddl(ReadinessRow)
 
 
 class Target:
@@ -128,14 +143,24 @@ class Target:
         target.deprecated = {}
         return target
 
-    def judge_api(self, api_key: int, api_version: int, seen_name: str | None = None) -> Judgment:
-        """Does the target take ``api_key`` at ``api_version``? ``seen_name``: the API's
-        name from the decoding package (used when the target lacks the API)."""
+    def judge_api(
+        self,
+        api_key: int,
+        api_version: int,
+        seen_name: str | None = None,
+        broker_newest: int | None = None,
+    ) -> Judgment:
+        """The verdict on a client whose newest version seen of ``api_key`` is
+        ``api_version``. ``broker_newest``: the broker's newest version of it in the
+        ApiVersions answers the client got (None: it got none, so its versions are fixed).
+        ``seen_name``: the API's name from the decoding package (for an API the target
+        lacks)."""
         known = self.requests.get(api_key)
         if (known is None or not known[1]) and api_key in OPTIONAL_APIS:
             name = seen_name or OPTIONAL_APIS[api_key]
             return Judgment(
-                True,
+                OPTIONAL,
+                None,
                 "none",
                 f"optional, not used after the upgrade: clients send {name} only to a broker "
                 "that advertises it, and the target does not",
@@ -143,7 +168,8 @@ class Target:
             )
         if known is not None and not known[1]:
             return Judgment(
-                False,
+                BREAKS,
+                None,
                 "none",
                 f"{known[0]} (api key {api_key}) was removed from Kafka in the target: no "
                 "version of it is served",
@@ -152,39 +178,54 @@ class Target:
         if known is None:
             name = seen_name or f"api key {api_key}"
             return Judgment(
-                False,
+                BREAKS,
+                None,
                 "none",
                 f"{name} (api key {api_key}) is not in the target spec set: the target "
                 "does not serve this API at all",
                 seen_name,
             )
         name, valid = known
-        if api_version in valid:
-            deprecated = self.deprecated.get(api_key)
-            note = (
-                f"; deprecated there (v{deprecated}): expect its removal in a later release"
-                if deprecated and api_version in deprecated
-                else ""
+        at_least = broker_newest is not None and api_version >= broker_newest
+        if api_version < valid.lo:
+            if at_least:
+                return Judgment(
+                    UNKNOWN,
+                    None,
+                    str(valid),
+                    f"cannot tell: the client sent {name} v{api_version}, the broker's newest, "
+                    f"so its own newest is v{api_version} or later; the target needs "
+                    f"v{valid.lo} or later",
+                    name,
+                )
+            why = (
+                f"v{api_version} is the client's newest: the broker offered v{broker_newest}"
+                if broker_newest is not None
+                else "the client asked for no ApiVersions, so its versions are fixed"
             )
             return Judgment(
-                True,
+                BREAKS,
+                None,
                 str(valid),
-                f"ok, will use v{api_version}: in the target's v{valid}{note}",
+                f"{name} v{api_version} was removed: the target accepts v{valid} only ({why})",
                 name,
             )
-        if valid and api_version > valid.hi:
-            return Judgment(
-                True,
-                str(valid),
-                f"ok, will use v{valid.hi}: v{api_version} is newer than the target's highest, "
-                "and clients negotiate down through ApiVersions",
-                name,
-            )
+        will_use = min(api_version, valid.hi)
+        newer = " or later" if at_least and will_use < valid.hi else ""
+        deprecated = self.deprecated.get(api_key)
+        note = (
+            f"; deprecated there (v{deprecated}): expect its removal in a later release"
+            if deprecated and will_use in deprecated and not newer
+            else ""
+        )
+        how = (
+            f"in the target's v{valid}"
+            if api_version <= valid.hi
+            else f"v{api_version} is newer than the target's highest, and clients negotiate "
+            "down through ApiVersions"
+        )
         return Judgment(
-            False,
-            str(valid),
-            f"{name} v{api_version} was removed: the target accepts v{valid} only",
-            name,
+            OK, will_use, str(valid), f"ok, will use v{will_use}{newer}: {how}{note}", name
         )
 
     def judge_format(self, magic: int) -> Judgment:
@@ -194,28 +235,44 @@ class Target:
         legacy = valid.intersect(LEGACY_FORMAT_PRODUCE)
         label = f"message format v{magic} (magic {magic})"
         if magic >= 2:
-            ok = bool(valid.subtract(LEGACY_FORMAT_PRODUCE)) if valid else False
-            why = (
-                f"{label}, record batches: the target's Produce v{valid} carries them"
-                if ok
-                else f"{label}: the target has no Produce version that carries record batches"
-            )
-            return Judgment(ok, str(valid), why, "Produce")
+            if valid and valid.subtract(LEGACY_FORMAT_PRODUCE):
+                why = f"{label}, record batches: the target's Produce v{valid} carries them"
+                return Judgment(OK, magic, str(valid), why, "Produce")
+            why = f"{label}: the target has no Produce version that carries record batches"
+            return Judgment(BREAKS, None, str(valid), why, "Produce")
         if legacy:
             return Judgment(
-                True,
+                OK,
+                magic,
                 str(valid),
                 f"{label} is deprecated but still accepted: the target has Produce v{legacy}, "
                 "which carries message sets",
                 "Produce",
             )
         return Judgment(
-            False,
+            BREAKS,
+            None,
             str(valid),
             f"{label} is not supported: Kafka 4.0 removed message formats v0 and v1 (KIP-724); "
             f"the target's Produce v{valid} carries record batches (magic 2) only",
             "Produce",
         )
+
+
+Client = tuple[Optional[str], Optional[str], Optional[str], tuple[str, ...]]
+
+
+def client_of(row: Mapping[str, Any]) -> Client:
+    """A row's client: software name and version, address, client ids."""
+    ids = row.get("client_ids")
+    if ids is None and row.get("client_id") is not None:
+        ids = [row["client_id"]]
+    return (
+        row.get("software_name"),
+        row.get("software_version"),
+        row.get("address"),
+        tuple(ids or ()),
+    )
 
 
 def judge_rows(
@@ -225,19 +282,37 @@ def judge_rows(
 ) -> list[ReadinessRow]:
     """``readiness/`` rows.
 
-    ``requests``: per client (``software_name``, ``software_version``, ``client_id``), api
-    key (``api_name`` as decoded) and ``api_version``: ``requests``, ``first_ts``,
-    ``last_ts``. ``formats``: per client and ``magic``: ``batches``, ``first_ts``,
-    ``last_ts``. One row each, judged.
+    ``requests``: per client (``software_name``, ``software_version``, ``address``,
+    ``client_ids``), api key (``api_name`` as decoded) and ``api_version``: ``requests``,
+    ``first_ts``, ``last_ts`` and ``broker_newest`` (the broker's newest version of the
+    API in the ApiVersions answers the client got; None if none). ``formats``: per client
+    and ``magic``: ``batches``, ``first_ts``, ``last_ts``. One row each; every row of a
+    client and API gets the verdict on the newest version the client was seen using.
     """
+    requests = list(requests)
+    newest: dict[tuple[Client, int], tuple[int, int | None]] = {}
+    for r in requests:
+        key = (client_of(r), r["api_key"])
+        seen, broker = newest.get(key, (r["api_version"], None))
+        offered = r.get("broker_newest")
+        if offered is not None:
+            broker = offered if broker is None else max(broker, offered)
+        newest[key] = (max(seen, r["api_version"]), broker)
     rows: list[ReadinessRow] = []
     for r in requests:
-        j = target.judge_api(r["api_key"], r["api_version"], r.get("api_name"))
+        client = client_of(r)
+        seen, broker = newest[(client, r["api_key"])]
+        j = target.judge_api(r["api_key"], seen, r.get("api_name"), broker)
+        if broker is None:
+            known = f"v{seen} (no ApiVersions asked: fixed)"
+        elif seen < broker:
+            known = f"v{seen} (below the broker's v{broker})"
+        else:
+            known = f"v{seen} or later (the broker's newest)"
         rows.append(
             ReadinessRow(
-                r.get("software_name"),
-                r.get("software_version"),
-                r.get("client_id"),
+                *client[:3],
+                list(client[3]),
                 "api",
                 r["api_key"],
                 j.api_name or r.get("api_name"),
@@ -245,6 +320,9 @@ def judge_rows(
                 None,
                 r.get("requests"),
                 None,
+                known,
+                j.verdict,
+                j.will_use,
                 j.supported,
                 j.target_versions,
                 j.reason,
@@ -254,12 +332,12 @@ def judge_rows(
             )
         )
     for r in formats:
+        client = client_of(r)
         j = target.judge_format(r["magic"])
         rows.append(
             ReadinessRow(
-                r.get("software_name"),
-                r.get("software_version"),
-                r.get("client_id"),
+                *client[:3],
+                list(client[3]),
                 "message_format",
                 None,
                 None,
@@ -267,6 +345,9 @@ def judge_rows(
                 r["magic"],
                 None,
                 r.get("batches"),
+                None,
+                j.verdict,
+                j.will_use,
                 j.supported,
                 j.target_versions,
                 j.reason,
@@ -283,7 +364,8 @@ def _row_order(r: ReadinessRow) -> tuple[Any, ...]:
     return (
         r.software_name or "",
         r.software_version or "",
-        r.client_id or "",
+        r.address or "",
+        tuple(r.client_ids or ()),
         r.kind,
         r.api_key if r.api_key is not None else -1,
         r.api_version if r.api_version is not None else -1,
@@ -292,12 +374,19 @@ def _row_order(r: ReadinessRow) -> tuple[Any, ...]:
 
 
 def client_label(
-    software_name: str | None, software_version: str | None, client_id: str | None
+    software_name: str | None,
+    software_version: str | None,
+    address: str | None,
+    client_ids: Sequence[str] | None,
 ) -> str:
-    """``'client-id' (kafka-python 3.0.12)``; ``(software unknown)`` when the connection
-    sent no ApiVersions v3+."""
+    """``librdkafka 2.16 at 10.0.0.5 ('rd', 'rd-2')``; without an address, the client
+    ids first: ``'producer-1' (kafka-python 3.0.12)``. ``software unknown``: no
+    ApiVersions v3+ on its connections."""
     software = " ".join(p for p in (software_name, software_version) if p) or "software unknown"
-    return f"{client_id!r} ({software})"
+    ids = ", ".join(repr(i) for i in client_ids or ())
+    if address:
+        return f"{software} at {address}" + (f" ({ids})" if ids else "")
+    return f"{ids or '(no client id)'} ({software})"
 
 
 def what(row: ReadinessRow) -> str:
@@ -312,6 +401,7 @@ class Verdict:
     target: str
     clients: int  # clients seen
     breaking: dict[str, list[str]]  # client label -> what it sends that the target lacks
+    undecided: dict[str, list[str]]  # client label -> what cannot be told from the capture
 
     @property
     def ready(self) -> bool:
@@ -319,42 +409,74 @@ class Verdict:
 
     def by_item(self) -> dict[str, list[str]]:
         """What the target lacks -> the clients that send it."""
-        items: dict[str, list[str]] = {}
-        for client, missing in self.breaking.items():
-            for item in missing:
-                items.setdefault(item, []).append(client)
-        return dict(sorted(items.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+        return _by_item(self.breaking)
 
     def text(self, width: int = 3) -> str:
         """A short verdict: one line, then one line per thing the target lacks (at most
-        ``width`` clients named on it)."""
+        ``width`` clients named on it), then what the capture cannot tell."""
         if self.ready:
-            return (
+            lines = [
                 f"all {self.clients} clients seen are ready for the target ({self.target}): "
                 "every API version and message format they use is supported"
-            )
-        n = len(self.breaking)
-        lines = [
-            f"{n} of {self.clients} client{'s' if self.clients != 1 else ''} would break on "
-            f"the target ({self.target}):"
-        ]
-        for item, clients in self.by_item().items():
-            named = ", ".join(clients[:width])
-            more = f" and {len(clients) - width} more" if len(clients) > width else ""
+            ]
+        else:
+            n = len(self.breaking)
+            lines = [
+                f"{n} of {self.clients} client{'s' if self.clients != 1 else ''} would break "
+                f"on the target ({self.target}):"
+            ]
+            lines += _item_lines(self.by_item(), width)
+        if self.undecided:
             lines.append(
-                f"  {item}: {len(clients)} client{'s' if len(clients) != 1 else ''} "
-                f"({named}{more})"
+                f"cannot tell for {len(self.undecided)} client"
+                f"{'s' if len(self.undecided) != 1 else ''} (they used the broker's newest "
+                "version, which the target no longer has):"
             )
+            lines += _item_lines(_by_item(self.undecided), width)
         return "\n".join(lines)
 
 
-def verdict(rows: Iterable[ReadinessRow], target: str) -> Verdict:
-    """Which clients send something the target does not support (from ``readiness/``)."""
-    clients: dict[str, list[str]] = {}
-    breaking: dict[str, list[str]] = {}
+def _by_item(per_client: dict[str, list[str]]) -> dict[str, list[str]]:
+    items: dict[str, list[str]] = {}
+    for client, missing in per_client.items():
+        for item in missing:
+            items.setdefault(item, []).append(client)
+    return dict(sorted(items.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def _item_lines(items: dict[str, list[str]], width: int) -> list[str]:
+    lines = []
+    for item, clients in items.items():
+        named = ", ".join(clients[:width])
+        more = f" and {len(clients) - width} more" if len(clients) > width else ""
+        lines.append(
+            f"  {item}: {len(clients)} client{'s' if len(clients) != 1 else ''} " f"({named}{more})"
+        )
+    return lines
+
+
+def label_of(row: ReadinessRow) -> str:
+    return client_label(row.software_name, row.software_version, row.address, row.client_ids)
+
+
+def newest_rows(rows: Iterable[ReadinessRow]) -> list[ReadinessRow]:
+    """One row per client and API (its newest version seen: the row the verdict is on)
+    and per client and message format."""
+    newest: dict[tuple[str, str, int | None], ReadinessRow] = {}
     for row in sorted(rows, key=_row_order):
-        label = client_label(row.software_name, row.software_version, row.client_id)
-        clients.setdefault(label, [])
-        if not row.supported_by_target:
-            breaking.setdefault(label, []).append(what(row))
-    return Verdict(target, len(clients), breaking)
+        newest[(label_of(row), row.kind, row.api_key if row.kind == "api" else row.magic)] = row
+    return list(newest.values())
+
+
+def verdict(rows: Iterable[ReadinessRow], target: str) -> Verdict:
+    """Which clients send something the target does not support (from ``readiness/``),
+    and where the capture cannot tell."""
+    breaking: dict[str, list[str]] = {}
+    undecided: dict[str, list[str]] = {}
+    judged = newest_rows(rows)
+    for row in judged:
+        if row.verdict == BREAKS:
+            breaking.setdefault(label_of(row), []).append(what(row))
+        elif row.verdict == UNKNOWN:
+            undecided.setdefault(label_of(row), []).append(what(row))
+    return Verdict(target, len({label_of(r) for r in judged}), breaking, undecided)

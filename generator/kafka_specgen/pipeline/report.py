@@ -29,9 +29,20 @@ import sys
 import html
 import math
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from .readiness import (
+    BREAKS,
+    UNKNOWN,
+    ReadinessRow,
+    client_label,
+    label_of,
+    newest_rows,
+    verdict,
+    what,
+)
 
 #: The file name ``pipeline --report`` writes into DIR.
 REPORT = "report.html"
@@ -95,9 +106,13 @@ def read_table(folder: Path, name: str) -> list[dict[str, Any]] | None:
 
 
 def client_of(row: dict[str, Any]) -> str:
-    """A client's label: ``software version · client id``."""
-    software = " ".join(p for p in (row.get("software_name"), row.get("software_version")) if p)
-    return f"{software or 'unknown software'} · {row.get('client_id') or '(no client id)'}"
+    """A client's label: ``software version at address (client ids)``."""
+    return client_label(
+        row.get("software_name"),
+        row.get("software_version"),
+        row.get("address"),
+        row.get("client_ids"),
+    )
 
 
 def shown(label: str) -> str:
@@ -128,7 +143,7 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
         versions[cell].add(row["api_version"])
     unsupported: dict[tuple[str, tuple[int, str]], list[str]] = defaultdict(list)
     for row in readiness or ():
-        if row["kind"] == "api" and not row["supported_by_target"]:
+        if row["kind"] == "api" and row["verdict"] == BREAKS:
             cell = (
                 client_of(row),
                 (row["api_key"], api_label(row.get("api_name"), row["api_key"])),
@@ -431,48 +446,41 @@ def _figure(fig: Any, div_id: str) -> str:
 
 
 def _readiness_section(readiness: list[dict[str, Any]]) -> str:
-    from .readiness import ReadinessRow, verdict
-
     rows = [ReadinessRow._make(r.get(f) for f in ReadinessRow._fields) for r in readiness]
     result = verdict(rows, (rows[0].target if rows else None) or "the target spec set")
     headline = result.text().split("\n")[0].rstrip(":")
     css = "good" if result.ready else "bad"
     # The box says the verdict; what breaks, and for whom, is the table under it.
     parts = [f'<div class="verdict {css}" id="verdict"><b>{html.escape(headline)}</b></div>']
-    bad = [r for r in rows if not r.supported_by_target]
+    bad = [r for r in newest_rows(rows) if r.verdict in (BREAKS, UNKNOWN)]
     if bad:
-        from .readiness import client_label, what
-
-        grouped: dict[str, list[ReadinessRow]] = defaultdict(list)
+        grouped: dict[tuple[str, str], list[ReadinessRow]] = defaultdict(list)
         for r in bad:
-            grouped[what(r)].append(r)
+            grouped[(r.verdict, what(r))].append(r)
         parts.append(
             _table(
-                ("not supported", "clients", "requests / batches", "target's versions", "reason"),
+                ("verdict", "what", "clients", "requests / batches", "target's versions", "reason"),
                 (
                     (
+                        verdict_of,
                         item,
-                        Html(
-                            folded(
-                                [
-                                    client_label(r.software_name, r.software_version, r.client_id)
-                                    for r in group
-                                ]
-                            )
-                        ),
+                        Html(folded([label_of(r) for r in group])),
                         sum((r.requests if r.kind == "api" else r.batches) or 0 for r in group),
                         group[0].target_versions,
                         group[0].reason,
                     )
-                    for item, group in sorted(grouped.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+                    for (verdict_of, item), group in sorted(
+                        grouped.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1])
+                    )
                 ),
             )
         )
-    supported = sum(r.supported_by_target for r in rows)
+    counts = Counter(r.verdict for r in rows)
     parts.append(
-        f'<p class="note">{len(rows)} readiness rows ({supported} supported, '
-        f"{len(rows) - supported} not): client x API version and client x message format "
-        "(readiness/).</p>"
+        f'<p class="note">{len(rows)} readiness rows ('
+        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + "): client x API version and client x message format (readiness/); every row says "
+        "the version the client will use after the upgrade.</p>"
     )
     return "".join(parts)
 

@@ -1,0 +1,141 @@
+"""``kafka-specgen pipeline``: captured traffic -> decoded Parquet tables, with PySpark.
+
+::
+
+    kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH] [--master URL]
+                           [--target-release X.Y | --target-specs PATH] [--fail-on-unready]
+                           [--report] [--no-records]
+
+The job is ``pipeline.job``, its tables ``pipeline.tables``. Input that holds nothing to
+read and a target the tool does not know fail here, in one line, before Spark starts.
+Exit status 1 when something was lost, or (``--fail-on-unready``) a client would break on
+the target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .inputs import InputError, check_inputs
+from .report import REPORT
+from .tables import all_tables
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "pipeline",
+        help="decode captured traffic (capture files, pcap) into Parquet tables with Spark",
+        description="Read capture files and pcap/pcapng, decode every Kafka frame with a "
+        "generated package, and write Parquet tables under --out. PySpark; local mode by "
+        "default. Decode with Kafka's whole spec set (--specs): the tool's own specs have 3 "
+        "APIs.",
+        epilog="tables: "
+        + "; ".join(f"{t.name}/: {t.about}" for t in all_tables())
+        + f". batches/ and record_usage/ unless --no-records, readiness/ with "
+        f"--target-release or --target-specs, {REPORT} with --report.",
+    )
+    parser.add_argument(
+        "--input",
+        nargs="+",
+        action="extend",
+        required=True,
+        metavar="PATH",
+        help="capture files (.jsonl), pcap/pcapng files, or folders of them",
+    )
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="where the tables go (each table is replaced)",
+    )
+    parser.add_argument(
+        "--specs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="decode with a package generated from these specs (a folder or "
+        ".zip/.jar; repeat to merge); default: the specs shipped with kafka-specgen",
+    )
+    parser.add_argument(
+        "--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)"
+    )
+    parser.add_argument(
+        "--broker-ports",
+        default="",
+        metavar="PORTS",
+        help="comma-separated broker ports, for pcap connections whose "
+        "handshake was not captured",
+    )
+    parser.add_argument(
+        "--target-specs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="a spec set to upgrade to (e.g. a Kafka 4.x release's; repeat to merge): adds "
+        "readiness/ and prints a verdict",
+    )
+    parser.add_argument(
+        "--target-release",
+        metavar="X.Y",
+        help="a Kafka release to upgrade to (e.g. 4.0; its brokers' API ranges, from the "
+        "tool's release table): adds readiness/ and prints a verdict naming it",
+    )
+    parser.add_argument(
+        "--fail-on-unready",
+        action="store_true",
+        help="exit status 1 if a client would break on the target (for CI)",
+    )
+    parser.add_argument(
+        "--report", action="store_true", help=f"also write DIR/{REPORT} (pipeline.report)"
+    )
+    parser.add_argument(
+        "--no-records",
+        action="store_true",
+        help="do not read record batches (no batches/ and record_usage/)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.set_defaults(func=cmd_pipeline)
+
+
+def cmd_pipeline(args: argparse.Namespace) -> int:
+    if args.fail_on_unready and not (args.target_specs or args.target_release):
+        print(
+            "kafka-specgen pipeline: --fail-on-unready needs --target-release or --target-specs",
+            file=sys.stderr,
+        )
+        return 2
+    if args.target_specs and args.target_release:
+        print(
+            "kafka-specgen pipeline: give --target-release or --target-specs, not both",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        check_inputs(args.input)
+        if args.target_release:
+            from .readiness import Target
+
+            Target.release(args.target_release)
+    except (InputError, ValueError) as exc:
+        print(f"kafka-specgen pipeline: {exc}", file=sys.stderr)
+        return 2
+    from .job import run_pipeline
+
+    summary = run_pipeline(
+        args.input,
+        args.out,
+        specs=args.specs,
+        master=args.master,
+        broker_ports=args.broker_ports,
+        progress=not args.quiet,
+        target_specs=args.target_specs,
+        target_release=args.target_release,
+        records=not args.no_records,
+        report=args.report,
+    )
+    print(summary.text())
+    return summary.exit_status(args.fail_on_unready)

@@ -1,0 +1,59 @@
+"""``readiness/``: each version (and message format) a client was seen using, with the
+verdict on that client and API against the target (``pipeline.readiness``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..readiness import ReadinessRow, Target, Verdict, client_of, judge_rows, verdict
+from . import CLIENT, Staged, Table
+
+TABLE = Table("readiness", ReadinessRow, "per client and API: the verdict against a target")
+
+
+def write(staged: Staged, target: Target, records: bool) -> Verdict:
+    """Aggregate requests per client x api key x version (with the broker's newest
+    versions the client was offered) and batches per client x magic, judge them on the
+    driver (a few hundred rows), write ``readiness/``; returns the verdict."""
+    from pyspark.sql import functions as F
+
+    frames = staged.frames
+    requests = (
+        frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
+        .groupBy(*CLIENT, "api_key", "api_version")
+        .agg(
+            F.first("api_name", ignorenulls=True).alias("api_name"),
+            F.count(F.lit(1)).alias("requests"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
+        )
+        .collect()
+    )
+    offered = (
+        frames.filter(F.col("advertised").isNotNull())
+        .select(*CLIENT, F.explode("advertised").alias("a"))
+        .groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
+        .agg(F.max("a.max_version").alias("broker_newest"))
+        .collect()
+    )
+    broker_newest = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
+    request_rows = [
+        {**r.asDict(), "broker_newest": broker_newest.get((client_of(r.asDict()), r["api_key"]))}
+        for r in requests
+    ]
+    formats: list[Any] = []
+    if records:
+        formats = (
+            staged.spark.read.parquet(str(staged.out / "batches"))
+            .groupBy(*CLIENT, "magic")
+            .agg(
+                F.count(F.lit(1)).alias("batches"),
+                F.min("ts").alias("first_ts"),
+                F.max("ts").alias("last_ts"),
+            )
+            .collect()
+        )
+    rows = judge_rows(target, request_rows, [r.asDict() for r in formats])
+    table = staged.spark.createDataFrame([tuple(r) for r in rows], TABLE.ddl)
+    table.coalesce(1).write.mode("overwrite").parquet(str(staged.path(TABLE)))
+    return verdict(rows, target.label)

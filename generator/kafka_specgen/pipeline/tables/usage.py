@@ -1,0 +1,44 @@
+"""``usage/``: per client, api key and version, the frames and requests seen and when."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs
+from . import CLIENT, Staged, Table, save
+
+
+class UsageRow(NamedTuple):
+    software_name: OptStr  # from the connection's ApiVersionsRequest v3+
+    software_version: OptStr
+    address: OptStr  # the host the client connects from
+    client_ids: OptStrs
+    api_key: OptInt
+    api_name: OptStr
+    api_version: OptInt
+    frames: Long
+    requests: Long
+    first_ts: OptDouble
+    last_ts: OptDouble
+
+
+TABLE = Table("usage", UsageRow, "per client, api key and version: frames, requests, when")
+
+
+def write(staged: Staged) -> int:
+    """Write ``usage/``; returns its row count."""
+    from pyspark.sql import functions as F
+
+    table = (
+        staged.frames.filter(F.col("api_key").isNotNull())
+        .groupBy(*CLIENT, "api_key", "api_name", "api_version")
+        .agg(
+            F.count(F.lit(1)).alias("frames"),
+            F.sum((F.col("direction") == "request").cast("long")).alias("requests"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
+        )
+        .orderBy(*CLIENT, "api_key", "api_version")
+    )
+    count: int = save(staged, TABLE, table).count()
+    return count
