@@ -31,7 +31,8 @@ from .layout import (
 )
 from .plan import plan_message
 from .resources import package_folder
-from .views import Flavour, ModuleBuilder, pylit
+from .view_builder import ModuleBuilder
+from .views import Flavour, pylit
 from .wiretypes import WIRE_TYPES
 
 TEMPLATES = package_folder("templates")
@@ -126,9 +127,9 @@ def render_package(catalog: Catalog, flavour: Flavour = Flavour.PURE) -> list[Ge
         GeneratedFile(
             f"{module.name}.py",
             template.render(
-                v=ModuleBuilder([plan_message(m) for m in module.messages], flavour).build(
-                    file_header(m.source for m in module.messages), module_doc(module)
-                )
+                v=ModuleBuilder(
+                    plans=[plan_message(m) for m in module.messages], flavour=flavour
+                ).build(file_header(m.source for m in module.messages), module_doc(module))
             ),
         )
         for module in catalog.modules

@@ -11,7 +11,9 @@ import pytest
 
 from kafka_specgen.library import load_specs
 from kafka_specgen.plan import MessagePlans, plan_message
-from kafka_specgen.views import Flavour, ModuleBuilder
+from kafka_specgen.steps import FixedRunStep, Step, StringStep, StructArrayStep
+from kafka_specgen.view_builder import ModuleBuilder
+from kafka_specgen.views import Flavour
 
 SPEC = {
     "apiKey": 1000,
@@ -87,7 +89,7 @@ def test_nested_structs_share_plans_across_versions(plans: MessagePlans) -> None
 
 @pytest.mark.parametrize("flavour", list(Flavour))
 def test_the_module_view(plans: MessagePlans, flavour: Flavour) -> None:
-    view = ModuleBuilder([plans], flavour).build("# header", "doc")
+    view = ModuleBuilder(plans=[plans], flavour=flavour).build("# header", "doc")
     assert [c.class_name for c in view.classes] == ["ShapeRequestItem", "ShapeRequest"]
     facts = view.classes[1].facts
     assert facts is not None
@@ -111,5 +113,42 @@ def test_a_request_and_its_response_in_one_module_are_linked(tmp_path: Path) -> 
     (tmp_path / "ShapeResponse.json").write_text(json.dumps(response))
     messages, _ = load_specs([tmp_path], warn=False)
     both = [plan_message(m) for m in sorted(messages, key=lambda m: m.type)]
-    view = ModuleBuilder(both).build("# header", "doc")
+    view = ModuleBuilder(plans=both).build("# header", "doc")
     assert view.response_links == (("ShapeRequest", "ShapeResponse"),)
+
+
+@pytest.mark.parametrize("flavour", list(Flavour))
+def test_each_step_kind_has_its_own_view(plans: MessagePlans, flavour: Flavour) -> None:
+    """v1's steps: Id (a run of one int32), Label (a string), Old (a run of one int16),
+    Items (an array of structs); v2 makes Label nullable and drops Old; v4 is compact."""
+    view = ModuleBuilder(plans=[plans], flavour=flavour).build("# header", "doc")
+    by_function = {p.function: p for p in view.plans}
+    v1 = by_function["shape_request_v1"].steps
+    assert [type(s) for s in v1] == [FixedRunStep, StringStep, FixedRunStep, StructArrayStep]
+    run, label, old, items = v1
+    assert isinstance(run, FixedRunStep) and isinstance(old, FixedRunStep)
+    assert (run.format, run.size, run.attrs, run.members) == (
+        "i",
+        4,
+        ("id",),
+        (("id", "int32", 0),),
+    )
+    assert (old.format, old.size, old.attrs) == ("h", 2, ("old",))
+    assert isinstance(label, StringStep)
+    assert (label.kind, label.width, label.nullable, label.compact) == ("string", 2, False, False)
+    assert label.reader == "read_string" and label.writer == "write_string"
+    # Label is nullable in v2+, not here: writing None at v1 is refused by name
+    assert label.null_check
+    assert isinstance(items, StructArrayStep) and items.count_reader == "read_count"
+    assert items.element_reader == "_read_shape_request_item_v0"
+    # an Item is one int32: the pure flavour reads the whole array with one iter_unpack
+    assert (items.fixed_structs is not None) is (flavour is Flavour.PURE)
+    v2 = by_function["shape_request_v2"].steps
+    assert [type(s) for s in v2] == [FixedRunStep, StringStep, StructArrayStep]
+    assert isinstance(v2[1], StringStep) and v2[1].nullable and not v2[1].null_check
+    assert v2[1].reader == "read_nullable_string"
+    v4 = by_function["shape_request_v4"].steps
+    label4, items4 = v4[1], v4[2]
+    assert isinstance(label4, StringStep) and label4.compact and label4.nullable
+    assert isinstance(items4, StructArrayStep) and items4.count_reader == "read_compact_count"
+    assert {s.step for s in (*v1, *v2, *v4)} == {Step.FIXED_RUN, Step.STRING, Step.STRUCT_ARRAY}

@@ -24,7 +24,6 @@ from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 
 from .columns import (
     ArrayOf,
-    Bool,
     OptBool,
     OptBytes,
     OptDouble,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..columns import Long, OptBytes, OptInt, OptStr, Str
+from ..columns import Long, OptBytes, OptInt, OptStr
 from . import Staged, Table, save
 
 
