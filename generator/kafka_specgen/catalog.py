@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from .errors import SpecError, raise_all
 from .facts import Facts, api_names
-from .model import Message, check_class_names, snake_case
+from .model import Message, snake_case
+from .model_builder import check_class_names
 from .resources import package_folder
 
 RUNTIME = package_folder("templates") / "runtime"

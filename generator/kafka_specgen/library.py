@@ -22,7 +22,8 @@ from .catalog import build_catalog
 from .facts import Facts, build_facts, split_raws, with_fallback
 from .format import cache_dir, format_files, write_package
 from .load import load_paths
-from .model import Message, build_messages
+from .model import Message
+from .model_builder import build_messages
 from .render import GeneratedFile, render_package
 from .resources import package_folder
 from .selection import Selection

@@ -11,13 +11,8 @@ import pytest
 
 from kafka_specgen.errors import SpecError
 from kafka_specgen.load import parse_spec_text
-from kafka_specgen.model import (
-    EMPTY_STRUCT,
-    Message,
-    attribute_name,
-    build_messages,
-    snake_case,
-)
+from kafka_specgen.model import EMPTY_STRUCT, Message, attribute_name, snake_case
+from kafka_specgen.model_builder import build_messages
 from kafka_specgen.schema import validate_spec
 from kafka_specgen.versions import MAX_VERSION, Versions
 

@@ -44,7 +44,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from kafka_specgen.model import INT_RANGES, Field, FieldType, Message, Struct
+from kafka_specgen.model import Field, FieldType, Message, Struct
+from kafka_specgen.wiretypes import INT_RANGES
 
 from tests.support.strategies import filled_instance, message_class, struct_class
 

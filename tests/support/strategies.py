@@ -29,7 +29,8 @@ from typing import Any, Callable
 
 from hypothesis import strategies as st
 
-from kafka_specgen.model import INT_RANGES, Field, FieldType, Message, Struct
+from kafka_specgen.model import Field, FieldType, Message, Struct
+from kafka_specgen.wiretypes import INT_RANGES
 from kafka_specgen.catalog import module_name
 
 MAX_LIST = 3
