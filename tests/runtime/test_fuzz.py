@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.support import fuzz
+from tests.support import fuzz, fuzz_seeds
+from tests.support.mutations import MUTATORS, mutate
 from tests.support.genpkg import SPECS, load_messages
 from tests.support.strategies import instances, message_class
 
@@ -27,12 +28,12 @@ ALLOC_LIMIT = 64 * 1024
 
 
 @pytest.fixture(scope="module")
-def seeds(tmp_path_factory: pytest.TempPathFactory) -> list[fuzz.Seed]:
+def seeds(tmp_path_factory: pytest.TempPathFactory) -> list[fuzz_seeds.Seed]:
     out = tmp_path_factory.mktemp("fuzz")
-    found = fuzz.repo_seeds(randoms=1)
-    found += fuzz.all_features_seeds(out / "all_features", randoms=1)
-    if fuzz.GOLDEN.is_dir():
-        golden, _ = fuzz.golden_seeds(fuzz.golden_package(out / "golden"))
+    found = fuzz_seeds.repo_seeds(randoms=1)
+    found += fuzz_seeds.all_features_seeds(out / "all_features", randoms=1)
+    if fuzz_seeds.GOLDEN.is_dir():
+        golden, _ = fuzz_seeds.golden_seeds(fuzz_seeds.golden_package(out / "golden"))
         found += golden
     return found
 
@@ -41,7 +42,7 @@ def assert_clean(report: fuzz.Report) -> None:
     assert not report.failures, "\n".join(str(f) for f in report.failures[:5])
 
 
-def test_every_seed_decodes(seeds: list[fuzz.Seed]) -> None:
+def test_every_seed_decodes(seeds: list[fuzz_seeds.Seed]) -> None:
     assert len(seeds) > 300
     assert fuzz.check_seeds(seeds) == []
     names = {s.name.split(":")[0] for s in seeds}
@@ -49,10 +50,12 @@ def test_every_seed_decodes(seeds: list[fuzz.Seed]) -> None:
     # every seed (bodies, frames, golden frames) is also decoded by the checked reader
     assert all(s.checked is not None for s in seeds)
     for seed in seeds:
-        assert fuzz.wire_state(seed.checked(seed.data)) == fuzz.wire_state(seed.decode(seed.data))
+        assert fuzz_seeds.wire_state(seed.checked(seed.data)) == fuzz_seeds.wire_state(
+            seed.decode(seed.data)
+        )
 
 
-def test_bomb_sweep_small_seeds(seeds: list[fuzz.Seed]) -> None:
+def test_bomb_sweep_small_seeds(seeds: list[fuzz_seeds.Seed]) -> None:
     report = fuzz.fuzz(seeds, 0, sweep_limit=48)
     assert report.cases > 50_000
     assert_clean(report)
@@ -60,22 +63,22 @@ def test_bomb_sweep_small_seeds(seeds: list[fuzz.Seed]) -> None:
     assert report.compared > report.cases * 0.9  # the rest: frames with a bombed api key
 
 
-def test_random_mutations(seeds: list[fuzz.Seed]) -> None:
+def test_random_mutations(seeds: list[fuzz_seeds.Seed]) -> None:
     report = fuzz.fuzz(seeds, 150_000, rng_seed=7, sweep=False)
     assert report.cases == 150_000
     assert_clean(report)
     assert report.decoded and report.errors
-    assert set(report.mutations) == set(fuzz.MUTATORS)
+    assert set(report.mutations) == set(MUTATORS)
     assert report.compared > report.cases * 0.9
 
 
-def test_mutations_are_deterministic(seeds: list[fuzz.Seed]) -> None:
+def test_mutations_are_deterministic(seeds: list[fuzz_seeds.Seed]) -> None:
     a = fuzz.fuzz(seeds[:50], 2000, rng_seed=3, sweep=False)
     b = fuzz.fuzz(seeds[:50], 2000, rng_seed=3, sweep=False)
     assert (a.decoded, a.errors) == (b.decoded, b.errors)
 
 
-def test_big_lengths_allocate_nothing(seeds: list[fuzz.Seed]) -> None:
+def test_big_lengths_allocate_nothing(seeds: list[fuzz_seeds.Seed]) -> None:
     """2^31-1 / 2^32-1 / 32767 written over every offset of small seeds: peak < 64 KiB."""
     checked = 0
     for seed in seeds:
@@ -92,7 +95,7 @@ def test_big_lengths_allocate_nothing(seeds: list[fuzz.Seed]) -> None:
 
 @pytest.fixture(scope="module")
 def km() -> ModuleType:
-    fuzz.repo_seeds(randoms=0)  # puts generated/ on sys.path
+    fuzz_seeds.repo_seeds(randoms=0)  # puts generated/ on sys.path
     return importlib.import_module("kafka_messages")
 
 
@@ -217,11 +220,11 @@ def test_mutated_random_instances(km: ModuleType, data: Any, pair: Any, rng_seed
     obj = data.draw(instances(cls, message, version))
     body = obj.encode(version)
     error = importlib.import_module("kafka_messages.errors").DecodeError
-    seed = fuzz.Seed(message.name, body, fuzz.body_decoder(cls, version), error)
+    seed = fuzz_seeds.Seed(message.name, body, fuzz_seeds.body_decoder(cls, version), error)
     rng = random.Random(rng_seed)
     report = fuzz.Report()
     for _ in range(20):
-        mutation, mutated = fuzz.mutate(rng, body)
+        mutation, mutated = mutate(rng, body)
         fuzz.run_case(seed, mutation, mutated, report)
     assert_clean(report)
 
@@ -237,7 +240,7 @@ def test_harness_reports_a_foreign_exception() -> None:
             raise KeyError("oops")
         raise Boom
 
-    seed = fuzz.Seed("toy", b"abcd", decode, Boom)
+    seed = fuzz_seeds.Seed("toy", b"abcd", decode, Boom)
     report = fuzz.Report()
     fuzz.run_case(seed, "x", b"abcd", report)
     assert len(report.failures) == 1 and "KeyError" in report.failures[0].error
@@ -263,12 +266,12 @@ def test_harness_reports_a_disagreement() -> None:
 
     def checked(data: Any) -> Any:
         if data[:1] == b"n":
-            raise fuzz.NotComparable
+            raise fuzz_seeds.NotComparable
         if data[:1] == b"e":
             raise Error("bad", 1 if data[1:2] == b"1" else 0, "X.a")
         return (1.0, (2,)) if data[:1] == b"t" else (1.0, [2])
 
-    seed = fuzz.Seed("toy", b"v", decode, Error, checked)
+    seed = fuzz_seeds.Seed("toy", b"v", decode, Error, checked)
     report = fuzz.Report()
     for data in (b"v", b"e0", b"n"):
         fuzz.run_case(seed, "x", data, report)
@@ -278,12 +281,12 @@ def test_harness_reports_a_disagreement() -> None:
     assert [f.data for f in report.failures] == [b"t", b"e1"]
     assert all("disagree" in f.error for f in report.failures)
     # NaN agrees with NaN, 0.0 does not agree with -0.0
-    assert fuzz.wire_state(float("nan")) == fuzz.wire_state(float("nan"))
-    assert fuzz.wire_state(0.0) != fuzz.wire_state(-0.0)
+    assert fuzz_seeds.wire_state(float("nan")) == fuzz_seeds.wire_state(float("nan"))
+    assert fuzz_seeds.wire_state(0.0) != fuzz_seeds.wire_state(-0.0)
 
 
 def test_seed_files_of_golden_captures(tmp_path: Path) -> None:
     """golden_seeds reads the capture format: JSON lines with dir, api_key/version, frame."""
-    if not fuzz.GOLDEN.is_dir():
+    if not fuzz_seeds.GOLDEN.is_dir():
         pytest.skip("no tests/golden/")
-    assert any(fuzz.GOLDEN.glob("*.jsonl"))
+    assert any(fuzz_seeds.GOLDEN.glob("*.jsonl"))
