@@ -155,13 +155,10 @@ class ArrayStep(StepView):
 
 
 @dataclass(frozen=True, kw_only=True)
-class StructArrayStep(StepView):
+class StructArrayStep(ArrayStep):
+    """An array of structs: items read and written by the child's functions."""
+
     step = Step.STRUCT_ARRAY
-    count_reader: str
-    element_reader: str
-    element_writer: str
-    nullable: bool
-    compact: bool
     zero_size_items: bool
     """Items may take no bytes: the count must be checked against what is left."""
     fixed_structs: FixedStructs | None
