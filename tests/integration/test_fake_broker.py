@@ -8,6 +8,7 @@ resuming from the committed offsets.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -168,6 +169,62 @@ def test_kafka_python_transactions_with_read_committed(release: str) -> None:
             got += [message.value for message in consumer]  # and nothing after them
         finally:
             consumer.close()
+        assert sorted(got) == [f"committed-{i}".encode() for i in range(5)]
+        logs = c.state.topics["t"].partitions
+        assert sum(log.end for log in logs) > 10  # the aborted records and the markers
+        assert sum(len(log.aborted) for log in logs) >= 1
+        assert c.failures == []
+
+
+@pytest.mark.parametrize("release", ["3.0", "4.3"])
+def test_aiokafka_transactions_with_read_committed(release: str) -> None:
+    """aiokafka's transactional producer aborts one transaction and commits another;
+    its read_committed consumer gets exactly the committed values."""
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+    async def transact(bootstrap: str) -> None:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=bootstrap, transactional_id="tx", request_timeout_ms=5000
+        )
+        try:
+            await asyncio.wait_for(producer.start(), 10)  # start() initialises the id
+            for outcome in ("aborted", "committed"):
+                await asyncio.wait_for(producer.begin_transaction(), 5)
+                for i in range(5):
+                    await asyncio.wait_for(
+                        producer.send_and_wait("t", f"{outcome}-{i}".encode()), 5
+                    )
+                if outcome == "aborted":
+                    await asyncio.wait_for(producer.abort_transaction(), 5)
+                else:
+                    await asyncio.wait_for(producer.commit_transaction(), 5)
+        finally:
+            await asyncio.wait_for(producer.stop(), 5)
+
+    async def consume(bootstrap: str) -> list[bytes]:
+        consumer = AIOKafkaConsumer(
+            "t",
+            bootstrap_servers=bootstrap,
+            group_id="committed",
+            auto_offset_reset="earliest",
+            isolation_level="read_committed",
+        )
+        got: list[bytes] = []
+        try:
+            await asyncio.wait_for(consumer.start(), 10)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and len(got) < 5:
+                batches = await asyncio.wait_for(consumer.getmany(timeout_ms=200), 5)
+                got += [m.value for messages in batches.values() for m in messages]
+            batches = await asyncio.wait_for(consumer.getmany(timeout_ms=1000), 5)
+            got += [m.value for messages in batches.values() for m in messages]  # no more
+        finally:
+            await asyncio.wait_for(consumer.stop(), 5)
+        return got
+
+    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+        asyncio.run(transact(c.bootstrap))
+        got = asyncio.run(consume(c.bootstrap))
         assert sorted(got) == [f"committed-{i}".encode() for i in range(5)]
         logs = c.state.topics["t"].partitions
         assert sum(log.end for log in logs) > 10  # the aborted records and the markers
