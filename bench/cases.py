@@ -23,7 +23,6 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
 

@@ -18,7 +18,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
