@@ -207,3 +207,20 @@ def test_removed_and_deprecated_versions_of_a_spec_target() -> None:
     metadata = Target([trunk]).judge_api(3, 1)  # trunk deprecates Metadata v0-3
     assert metadata.supported and "deprecated there" in metadata.reason
     assert "deprecated" not in Target([trunk]).judge_api(3, 12).reason
+
+
+def test_the_newest_version_is_judged_against_its_own_connections_broker(
+    target: Target,
+) -> None:
+    """The client's newest Fetch, v12, went to a broker whose newest is v12: that says "v12
+    or later" only, whatever another connection's broker offered (v17 here)."""
+    client = {"address": "10.0.0.5", "client_ids": ["a"], "api_key": 1}
+    rows = judge_rows(
+        target,
+        [
+            {**client, "api_version": 12, "broker_newest": 12},
+            {**client, "api_version": 3, "broker_newest": 17},
+        ],
+    )
+    assert {r.client_newest for r in rows} == {"v12 or later (the broker's newest)"}
+    assert {r.will_use for r in rows} == {12}

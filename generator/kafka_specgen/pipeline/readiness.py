@@ -14,10 +14,10 @@ the tool's release table). Each client and API gets one verdict (``judge_api``):
 
 A client's newest version of an API is inferred with KIP-35's rule: a client uses the
 newest version it shares with the broker, so a version below the broker's newest (in the
-ApiVersions answers the client got in the same capture) is the client's own newest. A
-version equal to the broker's newest says only "this or newer". A client that got no
-ApiVersions answer sends fixed versions (a pre-KIP-35 client, or one pinned to a
-release): it will send what it sent.
+ApiVersions answer on the same connection, or failing that any the client got in the
+capture) is the client's own newest. A version equal to the broker's newest says only
+"this or newer". A client that got no ApiVersions answer sends fixed versions (a
+pre-KIP-35 client, or one pinned to a release): it will send what it sent.
 
 Message formats (``judge_format``): magic 0 and 1 (message sets) travel only in Produce
 v0-v2 (v3 requires record batches, magic 2: KIP-98); Kafka 4.0 removed them (KIP-724).
@@ -152,7 +152,8 @@ class Target:
     ) -> Judgment:
         """The verdict on a client whose newest version seen of ``api_key`` is
         ``api_version``. ``broker_newest``: the broker's newest version of it in the
-        ApiVersions answers the client got (None: it got none, so its versions are fixed).
+        ApiVersions answer on the connection that version was sent on (None: the client
+        got none, so its versions are fixed).
         ``seen_name``: the API's name from the decoding package (for an API the target
         lacks)."""
         known = self.requests.get(api_key)
@@ -285,19 +286,21 @@ def judge_rows(
     ``requests``: per client (``software_name``, ``software_version``, ``address``,
     ``client_ids``), api key (``api_name`` as decoded) and ``api_version``: ``requests``,
     ``first_ts``, ``last_ts`` and ``broker_newest`` (the broker's newest version of the
-    API in the ApiVersions answers the client got; None if none). ``formats``: per client
+    API in the ApiVersions answers on the connections that version was sent on; None if
+    the client got none). ``formats``: per client
     and ``magic``: ``batches``, ``first_ts``, ``last_ts``. One row each; every row of a
     client and API gets the verdict on the newest version the client was seen using.
     """
     requests = list(requests)
+    # per client and API: the newest version seen, and the broker's newest where it was
+    # sent (KIP-35 compares the two on one connection)
     newest: dict[tuple[Client, int], tuple[int, int | None]] = {}
     for r in requests:
         key = (client_of(r), r["api_key"])
-        seen, broker = newest.get(key, (r["api_version"], None))
         offered = r.get("broker_newest")
-        if offered is not None:
-            broker = offered if broker is None else max(broker, offered)
-        newest[key] = (max(seen, r["api_version"]), broker)
+        before = newest.get(key)
+        if before is None or r["api_version"] > before[0]:
+            newest[key] = (r["api_version"], offered)
     rows: list[ReadinessRow] = []
     for r in requests:
         client = client_of(r)

@@ -13,34 +13,45 @@ TABLE = Table("readiness", ReadinessRow, "per client and API: the verdict agains
 
 def write(staged: Staged, target: Target, records: bool) -> Verdict:
     """Aggregate requests per client x api key x version (with the broker's newest
-    versions the client was offered) and batches per client x magic, judge them on the
-    driver (a few hundred rows), write ``readiness/``; returns the verdict."""
+    version of the API on the connections they were sent on) and batches per client x
+    magic, judge them on the driver (a few hundred rows), write ``readiness/``; returns
+    the verdict."""
     from pyspark.sql import functions as F
 
     frames = staged.frames
+    advertised = frames.filter(F.col("advertised").isNotNull()).select(
+        "conn", *CLIENT, F.explode("advertised").alias("a")
+    )
+    # the broker's newest version of each API on each connection, and over each client's
+    # connections (for connections whose ApiVersions exchange the capture does not hold)
+    on_conn = advertised.groupBy("conn", F.col("a.api_key").alias("api_key")).agg(
+        F.max("a.max_version").alias("conn_newest")
+    )
     requests = (
         frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
+        .join(on_conn, ["conn", "api_key"], "left")
         .groupBy(*CLIENT, "api_key", "api_version")
         .agg(
             F.first("api_name", ignorenulls=True).alias("api_name"),
             F.count(F.lit(1)).alias("requests"),
             F.min("ts").alias("first_ts"),
             F.max("ts").alias("last_ts"),
+            F.max("conn_newest").alias("broker_newest"),
         )
         .collect()
     )
     offered = (
-        frames.filter(F.col("advertised").isNotNull())
-        .select(*CLIENT, F.explode("advertised").alias("a"))
-        .groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
+        advertised.groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
         .agg(F.max("a.max_version").alias("broker_newest"))
         .collect()
     )
-    broker_newest = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
-    request_rows = [
-        {**r.asDict(), "broker_newest": broker_newest.get((client_of(r.asDict()), r["api_key"]))}
-        for r in requests
-    ]
+    per_client = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
+    request_rows = []
+    for r in requests:
+        row = r.asDict()
+        if row["broker_newest"] is None:
+            row["broker_newest"] = per_client.get((client_of(row), row["api_key"]))
+        request_rows.append(row)
     formats: list[Any] = []
     if records:
         formats = (
