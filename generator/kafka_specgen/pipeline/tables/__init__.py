@@ -81,6 +81,7 @@ def with_clients(frames: Any) -> Any:
     first ApiVersionsRequest v3+, its address (the client's host), and every client id
     that client used (sorted)."""
     from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
 
     client_end = F.when(F.col("direction") == "request", F.col("src")).otherwise(F.col("dst"))
     per_conn = frames.groupBy("conn").agg(
@@ -96,8 +97,6 @@ def with_clients(frames: Any) -> Any:
         F.col("sw.software_version").alias("software_version"),
         "address",
     )
-    from pyspark.sql.window import Window
-
     key = F.coalesce(F.col("address"), F.col("client_id"), F.lit(""))
     same_client = Window.partitionBy("software_name", "software_version", key)
     return (
