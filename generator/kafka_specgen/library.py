@@ -159,15 +159,19 @@ def generated_package(spec_paths: Sequence[Path]) -> GeneratedPackage:
     return package
 
 
-def spec_set_key(spec_paths: Sequence[Path]) -> str:
-    """A hash of every spec file's name and bytes, the templates and the runtime: equal
-    keys generate equal packages."""
+def spec_set_key(spec_paths: Sequence[Path], tool: Sequence[Path] | None = None) -> str:
+    """A hash of every spec file's path and bytes and of the tool (``tool``: its templates,
+    with the runtime, and its own code, by default this installation's): equal keys
+    generate equal packages."""
+    if tool is None:
+        tool = [package_folder("templates"), Path(__file__).parent]
     digest = hashlib.sha256()
-    for path in [*spec_paths, package_folder("templates")]:
+    for path in [*spec_paths, *tool]:
         path = Path(path)
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for file in files:
             if "__pycache__" in file.parts:
                 continue
-            digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+            name = file.relative_to(path).as_posix() if path.is_dir() else file.name
+            digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
     return digest.hexdigest()

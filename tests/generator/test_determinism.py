@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kafka_specgen import __version__
+from kafka_specgen.library import spec_set_key
 from kafka_specgen.catalog import RUNTIME, module_name, runtime_modules
 from kafka_specgen.render import RUNTIME_HEADER
 from tests.support import genpkg
@@ -189,3 +190,27 @@ def test_every_generated_file_has_the_generated_header_naming_its_source() -> No
             if "__pycache__" not in p.parts
         }
         assert copies and copies == sources_of, f"{name}/ is not a verbatim copy"
+
+
+def test_the_package_cache_key_follows_the_specs_and_the_tool(tmp_path: Path) -> None:
+    """Commands reuse a cached package while its key holds: any change to a spec file,
+    the templates or the tool's own code must give a new key."""
+    specs, templates, code = (tmp_path / n for n in ("specs", "templates", "code"))
+    for folder, name in ((specs, "FooRequest.json"), (templates, "a.j2"), (code, "b.py")):
+        (folder / "sub").mkdir(parents=True)
+        (folder / "sub" / name).write_text("1")
+    tool = [templates, code]
+    first = spec_set_key([specs], tool)
+    assert spec_set_key([specs], tool) == first
+    keys = {first}
+    for file in (
+        specs / "sub" / "FooRequest.json",
+        templates / "sub" / "a.j2",
+        code / "sub" / "b.py",
+    ):
+        file.write_text("2")
+        keys.add(spec_set_key([specs], tool))
+    assert len(keys) == 4
+    (code / "sub" / "b.py").rename(code / "b.py")  # the same bytes in another folder
+    keys.add(spec_set_key([specs], tool))
+    assert len(keys) == 5
