@@ -299,8 +299,7 @@ def _run(
     verdict: Verdict | None = None
     readiness_rows = 0
     if target is not None:
-        verdict = readiness.write(staged, target, records)
-        readiness_rows = spark.read.parquet(str(staged.path(readiness.TABLE))).count()
+        verdict, readiness_rows = readiness.write(staged, target, records)
         written.append(readiness.TABLE.name)
         prog.say(f"wrote readiness/ ({readiness_rows} rows)")
     tables, missing = messages.write(staged, schemas)

@@ -287,31 +287,33 @@ def judge_rows(
     ``client_ids``), api key (``api_name`` as decoded) and ``api_version``: ``requests``,
     ``first_ts``, ``last_ts`` and ``broker_newest`` (the broker's newest version of the
     API in the ApiVersions answers on the connections that version was sent on; None if
-    the client got none). ``formats``: per client
-    and ``magic``: ``batches``, ``first_ts``, ``last_ts``. One row each; every row of a
-    client and API gets the verdict on the newest version the client was seen using.
+    the client got none). ``formats``: per client and ``magic``: ``batches``,
+    ``first_ts``, ``last_ts``. One row each; every row of a client and API gets the
+    verdict on the newest version the client was seen using.
     """
     requests = list(requests)
     # per client and API: the newest version seen, and the broker's newest where it was
     # sent (KIP-35 compares the two on one connection)
-    newest: dict[tuple[Client, int], tuple[int, int | None]] = {}
+    newest: dict[tuple[Client, int], Mapping[str, Any]] = {}
     for r in requests:
         key = (client_of(r), r["api_key"])
-        offered = r.get("broker_newest")
         before = newest.get(key)
-        if before is None or r["api_version"] > before[0]:
-            newest[key] = (r["api_version"], offered)
-    rows: list[ReadinessRow] = []
-    for r in requests:
-        client = client_of(r)
-        seen, broker = newest[(client, r["api_key"])]
-        j = target.judge_api(r["api_key"], seen, r.get("api_name"), broker)
+        if before is None or r["api_version"] > before["api_version"]:
+            newest[key] = r
+    judged: dict[tuple[Client, int], tuple[Judgment, str]] = {}
+    for key, r in newest.items():
+        seen, broker = r["api_version"], r.get("broker_newest")
         if broker is None:
             known = f"v{seen} (no ApiVersions asked: fixed)"
         elif seen < broker:
             known = f"v{seen} (below the broker's v{broker})"
         else:
             known = f"v{seen} or later (the broker's newest)"
+        judged[key] = (target.judge_api(r["api_key"], seen, r.get("api_name"), broker), known)
+    rows: list[ReadinessRow] = []
+    for r in requests:
+        client = client_of(r)
+        j, known = judged[(client, r["api_key"])]
         rows.append(
             ReadinessRow(
                 *client[:3],

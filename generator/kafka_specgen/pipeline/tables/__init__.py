@@ -3,7 +3,7 @@
 Each module declares its rows (a ``NamedTuple`` of ``pipeline.columns`` types: the
 names, Spark DDL and Arrow schema of its columns) as a ``Table``, and has the one function
 that writes it from the decoded frames (``Staged``). The job (``pipeline.job``) calls them
-in order; ``TABLES`` lists them all.
+in order; ``all_tables()`` lists them all.
 
 =====================  =============================================================
 ``errors/``            ``errors``: frames that did not decode, batches not read

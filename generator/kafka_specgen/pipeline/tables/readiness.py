@@ -11,11 +11,11 @@ from . import CLIENT, Staged, Table
 TABLE = Table("readiness", ReadinessRow, "per client and API: the verdict against a target")
 
 
-def write(staged: Staged, target: Target, records: bool) -> Verdict:
+def write(staged: Staged, target: Target, records: bool) -> tuple[Verdict, int]:
     """Aggregate requests per client x api key x version (with the broker's newest
     version of the API on the connections they were sent on) and batches per client x
     magic, judge them on the driver (a few hundred rows), write ``readiness/``; returns
-    the verdict."""
+    the verdict and the number of rows written."""
     from pyspark.sql import functions as F
 
     frames = staged.frames
@@ -67,4 +67,4 @@ def write(staged: Staged, target: Target, records: bool) -> Verdict:
     rows = judge_rows(target, request_rows, [r.asDict() for r in formats])
     table = staged.spark.createDataFrame([tuple(r) for r in rows], TABLE.ddl)
     table.coalesce(1).write.mode("overwrite").parquet(str(staged.path(TABLE)))
-    return verdict(rows, target.label)
+    return verdict(rows, target.label), len(rows)
