@@ -352,7 +352,8 @@ def test_facts_none_still_generates_empty_tables(tmp_path: Path) -> None:
     files = {f.path: f.text for f in generate_files(specs, facts=None)}
     assert "class ErrorCode(IntEnum):" in files["error_codes.py"]
     assert " = 35" not in files["error_codes.py"]
-    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
+    assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()
+    assert literal_assignment(files["releases.py"], "METADATA_VERSIONS") == {}
     assert "# facts:" not in files["registry.py"]
     names = literal_assignment(files["registry.py"], "API_NAMES")
     assert sorted(names) == [3, 18, 57]  # only what the specs name
@@ -372,4 +373,4 @@ def test_facts_path_replaces_the_bundled_tables(tmp_path: Path) -> None:
     specs = [p for p in SPECS.glob("*.json")]
     files = {f.path: f.text for f in generate_files(specs, facts=tmp_path)}
     assert "    SEVEN = 7\n" in files["error_codes.py"] and " = 35" not in files["error_codes.py"]
-    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
+    assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()
