@@ -89,7 +89,9 @@ def corpus_folder(corpora: Path, release: Release) -> Path | None:
     for version, folder in folders:
         if version.line == release.line and version >= release:
             return folder
-    raise SystemExit(f"release_table: no spec set for {release} (line {release.short}) in {corpora}")
+    raise SystemExit(
+        f"release_table: no spec set for {release} (line {release.short}) in {corpora}"
+    )
 
 
 @cache
@@ -145,9 +147,7 @@ def build_row(spec: data.RowSpec, corpora: Path) -> dict[str, Any]:
             for key in telemetry:
                 advertised.pop(key, None)
         unstable = {
-            key: r
-            for key, r in spec_ranges(folder, listener, True).items()
-            if stable.get(key) != r
+            key: r for key, r in spec_ranges(folder, listener, True).items() if stable.get(key) != r
         }
         hidden = [name for name, part in (("telemetry", telemetry), ("unstable", unstable)) if part]
         if hidden:
@@ -159,7 +159,12 @@ def build_row(spec: data.RowSpec, corpora: Path) -> dict[str, Any]:
         row["unstable"] = triples(unstable)
     if spec.refused:
         row["refused"] = [
-            {"api_key": r.api_key, "versions": list(r.versions), "answer": r.answer, "quirk": r.quirk}
+            {
+                "api_key": r.api_key,
+                "versions": list(r.versions),
+                "answer": r.answer,
+                "quirk": r.quirk,
+            }
             for r in spec.refused
         ]
     return finish(row, spec, sources, release)
