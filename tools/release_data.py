@@ -129,7 +129,7 @@ QUIRKS: dict[str, dict[str, str]] = {
             "RequestChannel.scala line 79 (AbstractRequest.getRequest), ApiKeys.java lines 67-69 "
             "(forId indexes an array of 17 keys: ArrayIndexOutOfBoundsException for 18), "
             "SocketServer.scala lines 421-433 (only InvalidRequestException and SchemaException "
-            "close the connection) and 450-457 (the processor loop logs anything else)"
+            "close the connection) and 453-461 (the processor loop logs anything else)"
         ),
     },
     "features-v3": {
@@ -139,7 +139,7 @@ QUIRKS: dict[str, dict[str, str]] = {
             "listed"
         ),
         "source": (
-            "apache/kafka 3.9.0 ApiVersionsResponse.java lines 287-314 "
+            "apache/kafka 3.9.0 ApiVersionsResponse.java lines 285-320 "
             "(maybeFilterSupportedFeatureKeys, KAFKA-17492; createFinalizedFeatureKeys) and "
             "KafkaApis.scala line 1996 (alterFeatureLevel0 for request versions below 4)"
         ),
