@@ -5,7 +5,8 @@ A facts file (``specs/facts/*.json``) is told apart from a message spec by its t
 ``"facts"`` key: ``{"facts": "api-keys", "entries": [{"key": 0, "name": "Produce"}, ...]}``
 or ``{"facts": "error-codes", "entries": [{"code": 35, "name": "UNSUPPORTED_VERSION",
 "retriable": false, "description": "..."}, ...]}`` or ``{"facts": "broker-releases",
-"entries": [{"release": "3.8.0", "apis": [[0, 0, 11], ...]}, ...]}``. This module validates such files against
+"entries": [{"release": "3.8.0", "kind": "zookeeper", "advertised": [[0, 0, 11], ...]},
+...]}`` (the release table: ``tools/release_table.py`` documents its fields). This module validates such files against
 ``facts.schema.json`` (shape) and its own rules (unique keys, codes and names), and builds
 the immutable ``Facts`` the render stage reads. Every rejection is a ``SpecError`` naming
 the file, the entry and the rule.
@@ -14,10 +15,10 @@ the file, the entry and the rule.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped, unused-ignore]
@@ -25,6 +26,7 @@ from jsonschema.validators import extend  # type: ignore[import-untyped, unused-
 
 from .errors import SpecError
 from .load import RawSpec
+from .release_names import Release
 
 FACTS_SCHEMA_PATH = Path(__file__).with_name("facts.schema.json")
 FACTS_KEY = "facts"
@@ -44,17 +46,82 @@ class ErrorCodeFact:
     description: str
 
 
+Triple = tuple[int, int, int]
+"""``(api key, min version, max version)``."""
+
+
+@dataclass(frozen=True)
+class RefusalFact:
+    """Versions a broker advertises yet refuses, and how."""
+
+    api_key: int
+    versions: tuple[int, int]
+    answer: str
+    """``close``: the broker closes the connection without an answer."""
+    quirk: str
+
+
+@dataclass(frozen=True)
+class FeatureFacts:
+    """The feature part of a broker's ApiVersions v3+ answer (KIP-584)."""
+
+    epoch: str
+    """How the finalized-features epoch behaves: ``zookeeper``, ``metadata offset`` or
+    ``unknown`` (the table's ``epochs`` say what each means)."""
+    supported: tuple[tuple[str, int, int], ...]
+    """``(feature, min level, max level)``, in the table's order."""
+    finalized: tuple[tuple[str, int], ...]
+    """The default finalized levels of a new cluster: ``(feature, level)``."""
+    supported_unstable: tuple[tuple[str, int, int], ...] | None = None
+    """``supported`` with unstable feature versions enabled; None: the same."""
+    metadata_version_floor: int | None = None
+    """The lowest ``metadata.version`` UpdateFeatures may set (KRaft from 3.3)."""
+    metadata_versions: tuple[tuple[int, str, bool], ...] = ()
+    """``(level, name, metadata changed at that level)`` of every level the release knows."""
+
+
+@dataclass(frozen=True)
+class QuirkFact:
+    """A way real brokers differ from their specs, and where in Kafka's source it is read."""
+
+    id: str
+    about: str
+    source: str
+
+
 @dataclass(frozen=True)
 class BrokerReleaseFact:
-    """The API ranges a broker of one Kafka release advertises in ApiVersions."""
+    """One row of the release table: a broker of one Kafka release and kind."""
 
     release: str
-    apis: tuple[tuple[int, int, int], ...]
-    """``(api key, min version, max version)``, sorted by key."""
+    kind: str
+    """``zookeeper`` or ``kraft``."""
+    advertised: tuple[Triple, ...] | None
+    """What the broker advertises in ApiVersions by default, sorted by key; None for
+    brokers without ApiVersions (before 0.10)."""
+    api_versions: str = "answered"
+    """``answered``, ``closes`` (the connection) or ``no answer``."""
+    accepted_without_api_versions: tuple[Triple, ...] = ()
+    """For brokers without ApiVersions: the requests they handle."""
+    telemetry: tuple[Triple, ...] = ()
+    """Advertised besides when a client-telemetry receiver is configured."""
+    unstable: tuple[Triple, ...] = ()
+    """The ranges that change with ``unstable.api.versions.enable``."""
+    refused: tuple[RefusalFact, ...] = ()
+    features: FeatureFacts | None = None
+    """None before 2.7 (ApiVersions carries no features)."""
+    quirks: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def apis(self) -> tuple[Triple, ...]:
+        """``advertised``, or () for a broker without ApiVersions."""
+        return self.advertised or ()
 
     @property
     def version(self) -> tuple[int, ...]:
-        return tuple(int(part) for part in self.release.split("."))
+        return Release.parse(self.release).parts
 
 
 @dataclass(frozen=True)
@@ -68,8 +135,13 @@ class Facts:
     api_keys_source: str | None = None
     error_codes_source: str | None = None
     broker_releases: tuple[BrokerReleaseFact, ...] = ()
-    """Oldest release first."""
+    """Oldest release first; a ZooKeeper row before the KRaft row of the same release."""
     broker_releases_source: str | None = None
+    broker_release_quirks: tuple[QuirkFact, ...] = ()
+    broker_release_sources: tuple[tuple[str, str], ...] = ()
+    """``(id, description)`` of each source rows cite."""
+    broker_release_epochs: tuple[tuple[str, str], ...] = ()
+    """``(id, description)`` of each finalized-features epoch behaviour."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -88,10 +160,18 @@ def with_fallback(facts: Facts, fallback: Facts) -> Facts:
     error_codes = (facts.error_codes, facts.error_codes_source)
     if not facts.error_codes_source:
         error_codes = (fallback.error_codes, fallback.error_codes_source)
-    releases = (facts.broker_releases, facts.broker_releases_source)
-    if not facts.broker_releases_source:
-        releases = (fallback.broker_releases, fallback.broker_releases_source)
-    return Facts(api_keys[0], error_codes[0], api_keys[1], error_codes[1], releases[0], releases[1])
+    releases = facts if facts.broker_releases_source else fallback
+    return Facts(
+        api_keys[0],
+        error_codes[0],
+        api_keys[1],
+        error_codes[1],
+        releases.broker_releases,
+        releases.broker_releases_source,
+        releases.broker_release_quirks,
+        releases.broker_release_sources,
+        releases.broker_release_epochs,
+    )
 
 
 def is_facts(raw: RawSpec) -> bool:
@@ -112,7 +192,7 @@ def build_facts(raws: Sequence[RawSpec]) -> Facts:
     """Validate every facts table and merge them; at most one table of each kind."""
     api_keys: tuple[ApiKeyFact, ...] = ()
     error_codes: tuple[ErrorCodeFact, ...] = ()
-    releases: tuple[BrokerReleaseFact, ...] = ()
+    releases = Facts()
     seen: dict[str, str] = {}
     for raw in raws:
         validate_facts(raw)
@@ -129,14 +209,14 @@ def build_facts(raws: Sequence[RawSpec]) -> Facts:
         elif kind == "error-codes":
             error_codes = _error_codes(raw)
         else:
-            releases = _broker_releases(raw)
-    return Facts(
-        api_keys,
-        error_codes,
-        seen.get("api-keys"),
-        seen.get("error-codes"),
+            releases = _broker_release_table(raw)
+    return replace(
         releases,
-        seen.get("broker-releases"),
+        api_keys=api_keys,
+        error_codes=error_codes,
+        api_keys_source=seen.get("api-keys"),
+        error_codes_source=seen.get("error-codes"),
+        broker_releases_source=seen.get("broker-releases"),
     )
 
 
@@ -212,23 +292,118 @@ def _error_codes(raw: RawSpec) -> tuple[ErrorCodeFact, ...]:
     return tuple(sorted(facts, key=lambda f: f.code))
 
 
-def _broker_releases(raw: RawSpec) -> tuple[BrokerReleaseFact, ...]:
-    facts = [
-        BrokerReleaseFact(e["release"], tuple(sorted((k, lo, hi) for k, lo, hi in e["apis"])))
-        for e in raw.data["entries"]
-    ]
-    _unique(raw, [(f.release, f"entries: release {f.release}") for f in facts], "duplicate-release")
-    for fact in facts:
-        where = f"entries: release {fact.release}"
-        _unique(raw, [(k, f"{where}: api key {k}") for k, _, _ in fact.apis], "duplicate-api-key")
-        for key, lo, hi in fact.apis:
+def _broker_release_table(raw: RawSpec) -> Facts:
+    data = raw.data
+    quirks = tuple(QuirkFact(k, v["about"], v["source"]) for k, v in data.get("quirks", {}).items())
+    known_quirks = {q.id for q in quirks}
+    rows = [_broker_release(raw, entry, known_quirks) for entry in data["entries"]]
+    _unique(
+        raw,
+        [((r.release, r.kind), f"entries: release {r.release} ({r.kind})") for r in rows],
+        "duplicate-release",
+    )
+    rows.sort(key=lambda r: (Release.parse(r.release), r.kind != "zookeeper"))
+    return Facts(
+        broker_releases=tuple(rows),
+        broker_release_quirks=quirks,
+        broker_release_sources=tuple(data.get("sources", {}).items()),
+        broker_release_epochs=tuple(data.get("epochs", {}).items()),
+    )
+
+
+def _broker_release(raw: RawSpec, entry: dict[str, Any], quirks: set[str]) -> BrokerReleaseFact:
+    release = str(Release.parse(entry["release"]))
+    where = f"entries: release {release} ({entry['kind']})"
+
+    def fail(rule: str, message: str) -> SpecError:
+        return SpecError(raw.source, rule, f"{where}: {message}")
+
+    def ranges(name: str) -> tuple[Triple, ...]:
+        triples = tuple(sorted((k, lo, hi) for k, lo, hi in entry.get(name, ())))
+        _unique(
+            raw, [(k, f"{where}: {name}: api key {k}") for k, _, _ in triples], "duplicate-api-key"
+        )
+        for key, lo, hi in triples:
             if lo > hi:
-                raise SpecError(
-                    raw.source,
+                raise fail(
                     "bad-range",
-                    f"{where}: api key {key} has min version {lo} above max version {hi}",
+                    f"{name}: api key {key} has min version {lo} above max version {hi}",
                 )
-    return tuple(sorted(facts, key=lambda f: f.version))
+        return triples
+
+    answers = entry.get("api_versions", "answered")
+    if ("advertised" in entry) != (answers == "answered") or ("accepted" in entry) == (
+        answers == "answered"
+    ):
+        raise fail(
+            "bad-row",
+            "a broker that answers ApiVersions has advertised ranges (and no accepted); one "
+            "that does not (api_versions closes or no answer) has accepted ranges only",
+        )
+    advertised = ranges("advertised") if "advertised" in entry else None
+    refused = tuple(
+        RefusalFact(r["api_key"], (r["versions"][0], r["versions"][1]), r["answer"], r["quirk"])
+        for r in entry.get("refused", ())
+    )
+    shown = dict((k, (lo, hi)) for k, lo, hi in advertised or ())
+    for refusal in refused:
+        lo, hi = refusal.versions
+        have = shown.get(refusal.api_key)
+        if have is None or lo > hi or lo < have[0] or hi > have[1]:
+            raise fail(
+                "bad-refusal",
+                f"refused api key {refusal.api_key} v{lo}-{hi} is not within what it advertises",
+            )
+    named = list(entry.get("quirks", ())) + [r.quirk for r in refused]
+    for quirk in named:
+        if quirk not in quirks:
+            raise fail("unknown-quirk", f"quirk {quirk!r} is not in the table's quirks")
+    return BrokerReleaseFact(
+        release,
+        entry["kind"],
+        advertised,
+        answers,
+        ranges("accepted"),
+        ranges("telemetry"),
+        ranges("unstable"),
+        refused,
+        _feature_facts(entry["features"], fail) if "features" in entry else None,
+        tuple(entry.get("quirks", ())),
+        tuple(entry.get("sources", ())),
+        tuple(entry.get("notes", ())),
+    )
+
+
+def _feature_facts(data: dict[str, Any], fail: Callable[[str, str], SpecError]) -> FeatureFacts:
+    supported = tuple((name, lo, hi) for name, (lo, hi) in data["supported"].items())
+    unstable = data.get("supported_unstable")
+    levels = tuple(
+        (level, name, changed) for level, name, changed in data.get("metadata_versions", ())
+    )
+    features = FeatureFacts(
+        data["epoch"],
+        supported,
+        tuple(data["finalized"].items()),
+        None if unstable is None else tuple((n, lo, hi) for n, (lo, hi) in unstable.items()),
+        data.get("metadata_version_floor"),
+        levels,
+    )
+    ranges = {name: (lo, hi) for name, lo, hi in supported}
+    for name, lo, hi in supported + (features.supported_unstable or ()):
+        if lo > hi:
+            raise fail("bad-feature", f"feature {name} has min level {lo} above max level {hi}")
+    for name, level in features.finalized:
+        lo, hi = ranges.get(name, (1, 0))
+        if not lo <= level <= hi:
+            raise fail(
+                "bad-feature", f"finalized {name} {level} is not within its supported levels"
+            )
+    known = {level for level, _, _ in levels}
+    if levels and "metadata.version" in ranges:
+        lo, hi = ranges["metadata.version"]
+        if not set(range(lo, hi + 1)) <= known:
+            raise fail("bad-feature", f"metadata_versions lacks levels of {lo}-{hi}")
+    return features
 
 
 def _unique(raw: RawSpec, items: list[tuple[object, str]], rule: str) -> None:

@@ -11,12 +11,13 @@ import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 import jinja2
 
 from . import __version__
 from .catalog import RUNTIME, Catalog, ModuleSpec, module_name, runtime_modules
+from .facts import Facts
 from .model import Message
 from .layout import (
     annotated,
@@ -30,6 +31,7 @@ from .layout import (
     targets,
 )
 from .plan import plan_message
+from .release_names import Release
 from .resources import package_folder
 from .view_builder import ModuleBuilder
 from .views import Flavour, pylit
@@ -169,11 +171,68 @@ def table_files(env: jinja2.Environment, catalog: Catalog) -> list[GeneratedFile
             "releases.py",
             env.get_template("releases.py.j2").render(
                 header=facts_header(file_header([]), [facts.broker_releases_source]),
-                releases=facts.broker_releases,
+                rows=release_rows(facts),
+                metadata_versions=metadata_version_lines(facts),
             ),
         )
     )
     return files
+
+
+def release_rows(facts: Facts) -> list[dict[str, str | bool]]:
+    """The release table's rows that answer ApiVersions, as the text of ``BrokerRow``'s
+    arguments (literals wrapped at 100 columns, in a ``fmt: off`` block)."""
+    zookeeper = {row.release for row in facts.broker_releases if row.kind == "zookeeper"}
+    rows: list[dict[str, str | bool]] = []
+    for row in facts.broker_releases:
+        if row.advertised is None:
+            continue
+        kraft = row.kind == "kraft"
+        early = kraft and Release.parse(row.release).parts[0] < 4
+        features = row.features
+        rows.append(
+            {
+                "release": row.release,
+                "kraft": kraft,
+                "default": not kraft or row.release not in zookeeper,
+                "label": f"{row.release} (KRaft)" if early else row.release,
+                "advertised": _literal({k: (lo, hi) for k, lo, hi in row.advertised}),
+                "telemetry": _literal({k: (lo, hi) for k, lo, hi in row.telemetry}),
+                "supported": _literal(
+                    {} if features is None else {n: (lo, hi) for n, lo, hi in features.supported}
+                ),
+                "finalized": _literal({} if features is None else dict(features.finalized)),
+            }
+        )
+    return rows
+
+
+def metadata_version_lines(facts: Facts) -> list[str]:
+    """``level: "name",`` of every metadata.version level the table names, packed into lines."""
+    names: dict[int, str] = {}
+    for row in facts.broker_releases:
+        for level, name, _ in row.features.metadata_versions if row.features else ():
+            names[level] = name
+    items = [f"{level}: {pystr(name)}," for level, name in sorted(names.items())]
+    return _pack(items, 4)
+
+
+def _literal(mapping: Mapping[Any, Any]) -> str:
+    """A dict literal: ``{}``, or its items packed into lines of 100 columns at indent 12."""
+    if not mapping:
+        return "{}"
+    items = [f"{pylit(key)}: {pylit(value)}," for key, value in mapping.items()]
+    return "{\n" + "\n".join(_pack(items, 12)) + "\n        }"
+
+
+def _pack(items: list[str], indent: int) -> list[str]:
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 1 + len(item) <= 100:
+            lines[-1] += " " + item
+        else:
+            lines.append(" " * indent + item)
+    return lines
 
 
 def runtime_files(catalog: Catalog) -> list[GeneratedFile]:

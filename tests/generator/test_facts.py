@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,7 +57,10 @@ def test_shipped_tables_load() -> None:
     assert [f.code for f in facts.error_codes] == list(range(-1, 134))
     # relative to the folder
     assert facts.sources == ("api-keys.json", "error-codes.json", "broker-releases.json")
-    assert [r.release for r in facts.broker_releases][:2] == ["2.4.0", "2.8.0"]
+    names = [(r.release, r.kind) for r in facts.broker_releases]
+    assert names[:2] == [("0.8.0.0", "zookeeper"), ("0.8.1.0", "zookeeper")]
+    assert names[-2:] == [("4.2.0", "kraft"), ("4.3.0", "kraft")]
+    assert {q.id for q in facts.broker_release_quirks} >= {"KAFKA-18659", "telemetry"}
 
 
 def test_rules_name_file_entry_and_rule() -> None:
@@ -139,32 +141,93 @@ def test_rules_name_file_entry_and_rule() -> None:
         "entries[0].name: bad value 'x': expected an error name in UPPER_SNAKE_CASE "
         "(at most 100 characters)",
     )
-    release = {"release": "3.8.0", "apis": [[0, 0, 11], [1, 0, 16]]}
+    release = {"release": "3.8.0", "kind": "zookeeper", "advertised": [[0, 0, 11], [1, 0, 16]]}
     reject(
-        table("broker-releases", [release, dict(release, apis=[[2, 0, 1]])]),
+        table("broker-releases", [release, dict(release, advertised=[[2, 0, 1]])]),
         "duplicate-release",
-        "entries: release 3.8.0 appears more than once",
+        "entries: release 3.8.0 (zookeeper) appears more than once",
     )
     reject(
-        table("broker-releases", [dict(release, apis=[[0, 0, 11], [0, 1, 2]])]),
+        table("broker-releases", [dict(release, advertised=[[0, 0, 11], [0, 1, 2]])]),
         "duplicate-api-key",
-        "entries: release 3.8.0: api key 0 appears more than once",
+        "entries: release 3.8.0 (zookeeper): advertised: api key 0 appears more than once",
     )
     reject(
-        table("broker-releases", [dict(release, apis=[[0, 5, 4]])]),
+        table("broker-releases", [dict(release, advertised=[[0, 5, 4]])]),
         "bad-range",
-        "entries: release 3.8.0: api key 0 has min version 5 above max version 4",
+        "entries: release 3.8.0 (zookeeper): advertised: api key 0 has min version 5 above max "
+        "version 4",
     )
     reject(
         table("broker-releases", [dict(release, release="3.8")]),
         "bad-value",
-        "entries[0].release: bad value '3.8': expected a Kafka release number such as 3.8.0",
+        "entries[0].release: bad value '3.8': expected a Kafka release name such as 3.8.0 or "
+        "0.10.2.0",
     )
     reject(
-        table("broker-releases", [dict(release, apis=[[0, 0]])]),
+        table("broker-releases", [dict(release, advertised=[[0, 0]])]),
         "bad-value",
-        "entries[0].apis[0]: bad value [0, 0]: expected an [api key, min version, max "
+        "entries[0].advertised[0]: bad value [0, 0]: expected an [api key, min version, max "
         "version] triple of integers from 0 to 32767",
+    )
+    reject(
+        table("broker-releases", [dict(release, kind="zk")]),
+        "bad-value",
+        "entries[0].kind: bad value 'zk': expected zookeeper or kraft",
+    )
+    reject(
+        table("broker-releases", [dict(release, accepted=[[0, 0, 0]])]),
+        "bad-row",
+        "entries: release 3.8.0 (zookeeper): a broker that answers ApiVersions has advertised "
+        "ranges (and no accepted); one that does not (api_versions closes or no answer) has "
+        "accepted ranges only",
+    )
+    refusal = {"api_key": 0, "versions": [0, 2], "answer": "close", "quirk": "q"}
+    reject(
+        table("broker-releases", [dict(release, refused=[refusal])]),
+        "unknown-quirk",
+        "entries: release 3.8.0 (zookeeper): quirk 'q' is not in the table's quirks",
+    )
+    reject(
+        table(
+            "broker-releases",
+            [dict(release, refused=[dict(refusal, versions=[0, 12])])],
+            quirks={"q": {"about": "a", "source": "s"}},
+        ),
+        "bad-refusal",
+        "entries: release 3.8.0 (zookeeper): refused api key 0 v0-12 is not within what it "
+        "advertises",
+    )
+    features = {"epoch": "metadata offset", "supported": {"metadata.version": [1, 7]}}
+    reject(
+        table("broker-releases", [dict(release, features=dict(features, finalized={"x": 1}))]),
+        "bad-feature",
+        "entries: release 3.8.0 (zookeeper): finalized x 1 is not within its supported levels",
+    )
+    reject(
+        table(
+            "broker-releases",
+            [
+                dict(
+                    release,
+                    features=dict(
+                        features,
+                        finalized={"metadata.version": 7},
+                        metadata_versions=[[7, "3.3-IV3", True]],
+                    ),
+                )
+            ],
+        ),
+        "bad-feature",
+        "entries: release 3.8.0 (zookeeper): metadata_versions lacks levels of 1-7",
+    )
+    reject(
+        table(
+            "broker-releases", [dict(release, features=dict(features, epoch="later", finalized={}))]
+        ),
+        "bad-value",
+        "entries[0].features.epoch: bad value 'later': expected one of zookeeper, metadata "
+        "offset, unknown",
     )
     # an api-keys entry in an error-codes table
     reject(
@@ -289,7 +352,8 @@ def test_facts_none_still_generates_empty_tables(tmp_path: Path) -> None:
     files = {f.path: f.text for f in generate_files(specs, facts=None)}
     assert "class ErrorCode(IntEnum):" in files["error_codes.py"]
     assert " = 35" not in files["error_codes.py"]
-    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
+    assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()
+    assert literal_assignment(files["releases.py"], "METADATA_VERSIONS") == {}
     assert "# facts:" not in files["registry.py"]
     names = literal_assignment(files["registry.py"], "API_NAMES")
     assert sorted(names) == [3, 18, 57]  # only what the specs name
@@ -309,53 +373,4 @@ def test_facts_path_replaces_the_bundled_tables(tmp_path: Path) -> None:
     specs = [p for p in SPECS.glob("*.json")]
     files = {f.path: f.text for f in generate_files(specs, facts=tmp_path)}
     assert "    SEVEN = 7\n" in files["error_codes.py"] and " = 35" not in files["error_codes.py"]
-    assert literal_assignment(files["releases.py"], "BROKER_RELEASES") == {}
-
-
-def advertised_by_reading_the_files(folder: Path) -> dict[int, tuple[int, int]]:
-    """What a broker of this release advertises, read straight from the request files:
-    listeners with broker or zkBroker (or none, before 2.8), validVersions less an
-    unstable latest version."""
-    apis: dict[int, tuple[int, int]] = {}
-    for raw in load_path(folder):
-        data = raw.data
-        if data.get("type") != "request" or data["validVersions"].strip() == "none":
-            continue
-        listeners = data.get("listeners")
-        if listeners is not None and not {"broker", "zkBroker"} & set(listeners):
-            continue
-        text = data["validVersions"].strip()
-        lo, _, hi = text.partition("-")
-        top = int(hi or lo) - (1 if data.get("latestVersionUnstable") else 0)
-        if top >= int(lo):
-            apis[data["apiKey"]] = (int(lo), top)
-    return apis
-
-
-def test_broker_release_table_matches_the_corpora() -> None:
-    """specs/facts/broker-releases.json (tools/release_table.py) holds, for every release
-    corpus there is, exactly what that release's request files say."""
-    releases = {r.release: r for r in build_facts(load_path(FACTS)).broker_releases}
-    corpora = {p.name: p for p in corpus_folders() if p.name[0].isdigit()}
-    if not corpora:
-        pytest.skip("no ../shared/kafka-specs")
-    assert sorted(releases) == sorted(corpora)
-    for name, folder in corpora.items():
-        table = {key: (lo, hi) for key, lo, hi in releases[name].apis}
-        assert table == advertised_by_reading_the_files(folder), name
-    # Facts from the files, for a reader: 4.0 dropped LeaderAndIsr (4) and raised Produce
-    # to 3-12; only InitProducerId's newest version (6) is unstable in 4.2.1 (5 shipped).
-    assert 4 in dict((k, 0) for k, _, _ in releases["3.8.0"].apis)
-    assert 4 not in dict((k, 0) for k, _, _ in releases["4.0.2"].apis)
-    assert dict((k, (lo, hi)) for k, lo, hi in releases["4.0.2"].apis)[0] == (3, 12)
-    assert dict((k, (lo, hi)) for k, lo, hi in releases["4.2.1"].apis)[22] == (0, 5)
-
-
-def test_release_tool_check_is_up_to_date() -> None:
-    if not corpus_folders():
-        pytest.skip("no ../shared/kafka-specs")
-    tool = Path(__file__).resolve().parents[2] / "tools" / "release_table.py"
-    result = subprocess.run(
-        [sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=300
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_specgen import broker_releases
 from kafka_specgen.cli import main
 from kafka_specgen.library import generated_package
 from tests.support import genpkg
@@ -27,12 +28,13 @@ from tests.support.tansu import TansuHandle, free_port, tansu  # noqa: F401  (th
 ROOT = Path(__file__).resolve().parents[2]
 
 from kafka_messages import framing, registry  # noqa: E402
-from kafka_messages.connection import guess_release  # noqa: E402
-from kafka_messages.releases import BROKER_RELEASES  # noqa: E402
+from kafka_messages.connection import Features, guess_broker_release  # noqa: E402
 from kafka_messages.api_versions import (  # noqa: E402
     ApiVersionsRequest,
     ApiVersionsResponse,
     ApiVersionsResponseApiVersion,
+    ApiVersionsResponseFinalizedFeatureKey,
+    ApiVersionsResponseSupportedFeatureKey,
 )
 from kafka_messages.headers import ResponseHeader  # noqa: E402
 from kafka_messages.metadata import MetadataResponse, MetadataResponseBroker  # noqa: E402
@@ -45,6 +47,12 @@ LINE = re.compile(
 )
 HEAD = re.compile(
     r"^(?P<host>[\d.]+):(?P<port>\d+) \(id: (?P<id>-?\d+) rack: (?P<rack>\S+)\) -> \($"
+)
+#: kafka-features.sh describe's line (Kafka's FeatureCommand.handleDescribe).
+FEATURE = re.compile(
+    r"^Feature: (?P<name>[a-z.]+)\tSupportedMinVersion: (?P<min>\S+)"
+    r"\tSupportedMaxVersion: (?P<max>\S+)\tFinalizedVersionLevel: (?P<level>\S+( \d+)?)"
+    r"\tEpoch: (?P<epoch>-|\d+)$"
 )
 #: A parsed API line: the broker's range and Kafka's marker ("usable: 4", "node too new",
 #: or None when there is no marker), or None for UNSUPPORTED.
@@ -93,9 +101,17 @@ def parse_text(text: str, names: dict[int, str]) -> list[dict[str, object]]:
                 )
                 apis[key] = (lo, hi, marker)
             i += 1
-        # after Kafka's block, the release the broker looks like
+        # after Kafka's block, the release the broker looks like, then its features
         guess = re.fullmatch(r"release guess: (.+)", lines[i + 1])
         assert guess, lines[i + 1]
+        i += 2
+        features = []
+        while i < len(lines) and lines[i].startswith("Feature: "):
+            feature = FEATURE.match(lines[i])
+            assert feature, lines[i]
+            features.append(feature.groupdict())
+            i += 1
+        assert [f["name"] for f in features] == sorted(f["name"] for f in features)
         brokers.append(
             {
                 "host": head["host"],
@@ -104,9 +120,9 @@ def parse_text(text: str, names: dict[int, str]) -> list[dict[str, object]]:
                 "rack": head["rack"],
                 "apis": apis,
                 "release_guess": guess[1],
+                "features": features,
             }
         )
-        i += 2
     return brokers
 
 
@@ -170,7 +186,7 @@ def test_text_output_matches_a_direct_api_versions_exchange(
     assert apis[0] == (0, 11, None)  # Produce: the shipped specs have no codec for it
     assert apis[57] is None  # UpdateFeatures: not on Tansu
     assert out.splitlines()[1] == "\tProduce(0): 0 to 11,"
-    assert broker["release_guess"] == str(guess_release(direct, BROKER_RELEASES))
+    assert broker["release_guess"] == str(guess_broker_release(direct))
 
 
 def test_judged_against_a_whole_spec_set_every_api_has_a_marker(
@@ -393,7 +409,7 @@ def test_kip511_downgrade_against_an_old_broker(
         "\tUpdateFeatures(57): UNSUPPORTED,\n"
         "\tUNKNOWN(4242): 0 to 1\n"
         ")\n"
-        f"release guess: {guess_release(FAKE_VERSIONS, BROKER_RELEASES)}\n"
+        f"release guess: {guess_broker_release(FAKE_VERSIONS, Features())}\n"
     )
     code, out, err = run_cli(
         capsys, "--bootstrap-server", server.bootstrap, "--timeout", "2", "--json"
@@ -402,7 +418,8 @@ def test_kip511_downgrade_against_an_old_broker(
     [broker] = json.loads(out)["brokers"]
     assert broker["api_versions_version"] == 2
     assert broker["downgraded_from"] == [newest]
-    assert broker["release_guess"] == str(guess_release(FAKE_VERSIONS, BROKER_RELEASES))
+    assert broker["release_guess"] == str(guess_broker_release(FAKE_VERSIONS, Features()))
+    assert broker["features"] == {"supported": {}, "finalized": {}, "epoch": -1}
     assert broker["rack"] == "r1"
     unknown = [row for row in broker["apis"] if row["api_key"] == 4242]
     assert unknown == [
@@ -415,6 +432,98 @@ def test_kip511_downgrade_against_an_old_broker(
             "marker": None,
         }
     ]
+
+
+def release_broker(name: str, kraft: bool = False) -> Callable[[socket.socket, FakeServer], None]:
+    """A broker that answers ApiVersions as the table's row for ``name`` does, features
+    included (epoch 7), and Metadata."""
+    row = broker_releases.release(name, kraft=kraft)
+    features = row.features
+    assert features is not None
+
+    def handle(conn: socket.socket, server: FakeServer) -> None:
+        for _ in range(10):
+            frame = read_frame(conn)
+            if frame is None:
+                return
+            key, version, correlation_id = struct.unpack_from(">hhi", frame, 0)
+            server.requests.append((key, version))
+            header = ResponseHeader(correlation_id=correlation_id)
+            if key == 18:
+                response = ApiVersionsResponse(
+                    api_keys=[
+                        ApiVersionsResponseApiVersion(k, lo, hi)
+                        for k, (lo, hi) in row.advertised().items()
+                    ],
+                    supported_features=[
+                        ApiVersionsResponseSupportedFeatureKey(n, lo, hi)
+                        for n, (lo, hi) in features.supported_in(version).items()
+                    ],
+                    finalized_features=[
+                        ApiVersionsResponseFinalizedFeatureKey(n, level, level)
+                        for n, level in features.finalized.items()
+                    ],
+                    finalized_features_epoch=7,
+                )
+            elif key == 3:
+                response = MetadataResponse(
+                    brokers=[MetadataResponseBroker(1, "127.0.0.1", server.port, None)]
+                )
+            else:
+                return
+            reply = framing.encode_response(header, response, key, version)
+            conn.sendall(framing.add_size_prefix(reply))
+
+    return handle
+
+
+def test_features_as_kafka_features_describes_them(
+    fake: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = fake(release_broker("4.0.1"))
+    code, out, err = run_cli(capsys, "--bootstrap-server", server.bootstrap, "--timeout", "2")
+    assert code == 0, err
+    lines = out.splitlines()
+    at = lines.index("release guess: 4.0.1")
+    assert lines[at + 1 :] == [
+        "Feature: eligible.leader.replicas.version\tSupportedMinVersion: 0"
+        "\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 7",
+        "Feature: group.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1"
+        "\tFinalizedVersionLevel: 1\tEpoch: 7",
+        "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1"
+        "\tFinalizedVersionLevel: 0\tEpoch: 7",
+        "Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: 4.0-IV3"
+        "\tFinalizedVersionLevel: 4.0-IV3\tEpoch: 7",
+        "Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2"
+        "\tFinalizedVersionLevel: 2\tEpoch: 7",
+    ]
+    [broker] = parse_text(out, registry.API_NAMES)
+    assert len(broker["features"]) == 5  # type: ignore[arg-type]
+    code, out, err = run_cli(
+        capsys, "--bootstrap-server", server.bootstrap, "--timeout", "2", "--json"
+    )
+    [broker] = json.loads(out)["brokers"]
+    assert broker["features"]["supported"]["metadata.version"] == {"min": 7, "max": 25}
+    assert broker["features"]["finalized"] == {
+        "group.version": 1,
+        "metadata.version": 25,
+        "transaction.version": 2,
+    }
+    assert broker["features"]["epoch"] == 7
+    assert broker["release_guess"] == "4.0.1"
+
+
+def test_tied_ranges_are_told_apart_by_features(
+    fake: Callable[..., FakeServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """KRaft 3.3 and 3.4 brokers advertise the same ranges; metadata.version differs. Both
+    answer ApiVersions v3 at most, which still carries features."""
+    for name, top in (("3.3", "3.3-IV3"), ("3.4", "3.4-IV0")):
+        server = fake(release_broker(name, kraft=True))
+        code, out, err = run_cli(capsys, "--bootstrap-server", server.bootstrap, "--timeout", "2")
+        assert code == 0, err
+        assert f"release guess: {name}.0 (KRaft)\n" in out
+        assert f"SupportedMaxVersion: {top}\tFinalizedVersionLevel: {top}\tEpoch: 7" in out
 
 
 def test_too_new_and_too_old_as_kafka_prints_them(

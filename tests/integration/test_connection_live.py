@@ -159,6 +159,7 @@ def check_ready(k: SimpleNamespace, ready: Any) -> None:
     assert ready.release_guess is not None  # Tansu's mix of ranges: some form of guess
     assert ready.release_guess.kind in {
         "exact",
+        "one of",
         "at least",
         "between",
         "not exact, between",

@@ -153,7 +153,7 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "handmade_requests.jso
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--target-release", "9.9"], "no Kafka release '9.9' in the table"),
+        (["--target-release", "9.9"], "no Kafka 9.9 in the release table"),
         (["--target-release", "4.0", "--target-specs", "x"], "not both"),
         (["--fail-on-unready"], "--fail-on-unready needs --target-release or --target-specs"),
     ],

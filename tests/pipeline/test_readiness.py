@@ -171,12 +171,14 @@ def test_a_target_that_does_not_load_fails_before_anything_runs(tmp_path: Path) 
 
 def test_a_release_as_target() -> None:
     target = Target.release("4.0")
-    assert target.label == "Kafka 4.0.2"
+    assert target.label == "Kafka 4.0.0"
+    assert target.requests[11][1] == Versions(2, 9)  # JoinGroup v0-1: gone in 4.0.0 only
+    assert Target.release("4.0.2").requests[11][1] == Versions(0, 9)
     assert not target.judge_api(0, 2).supported  # Produce v0-2: gone in 4.0 (KIP-896)
     ok = target.judge_api(0, 9)
     assert ok.supported and ok.reason.startswith("ok, will use v9")
     assert Target.release("2.4").judge_api(0, 2).supported
-    with pytest.raises(TargetError, match="no Kafka release '9.9'"):
+    with pytest.raises(TargetError, match="no Kafka 9.9 in the release table"):
         Target.release("9.9")
 
 

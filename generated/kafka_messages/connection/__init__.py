@@ -52,7 +52,13 @@ from ._events import (
     Throttled,
     TypedRequest,
 )
-from ._policy import CLIENT_THROTTLE_FROM, DEFAULT_POLICY, expects_response, guess_release
+from ._policy import (
+    CLIENT_THROTTLE_FROM,
+    DEFAULT_POLICY,
+    expects_response,
+    guess_broker_release,
+    guess_release,
+)
 from ._server import ServerConnection
 
 __all__ = [
@@ -81,5 +87,6 @@ __all__ = [
     "TypedRequest",
     "UnsupportedVersionError",
     "expects_response",
+    "guess_broker_release",
     "guess_release",
 ]

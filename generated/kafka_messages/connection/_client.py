@@ -23,6 +23,7 @@ from ._events import (
     Features,
     LocalProtocolError,
     Ready,
+    ReleaseGuess,
     Request,
     RequestTimedOut,
     Response,
@@ -32,12 +33,13 @@ from ._policy import (
     _ANY,
     _error_name,
     _INT32,
-    _package_release_table,
+    _package_release_rows,
     _SOFTWARE,
     API_VERSIONS,
     CLIENT_THROTTLE_FROM,
     DEFAULT_POLICY,
     expects_response,
+    guess_broker_release,
     guess_release,
     MAX_API_VERSIONS_ATTEMPTS,
     SASL_AUTHENTICATE,
@@ -113,9 +115,11 @@ class ClientConnection:
     ``broker_versions`` (``{api_key: (min, max)}`` or a decoded ApiVersionsResponse) skips
     the ApiVersions request, as KIP-35 allows for a configured broker. ``sasl`` is a mechanism
     from ``sasl`` (``Plain``, ``ScramSha256``, ``ScramSha512``). ``policy`` overlays the
-    package's version ranges (``DEFAULT_POLICY``). ``release_table`` (release -> api key ->
-    (min, max), oldest first) feeds ``Ready.release_guess``; None uses the package's
-    ``releases`` table when it has one, ``{}`` turns the guess off.
+    package's version ranges (``DEFAULT_POLICY``). ``Ready.release_guess`` is
+    ``guess_broker_release`` against the package's ``releases.BROKER_ROWS`` (both broker
+    kinds, told apart by features where ranges tie); ``release_table`` (release -> api key ->
+    (min, max), oldest first) replaces it with ``guess_release`` on that table, ``{}`` turns
+    the guess off.
     """
 
     def __init__(
@@ -611,9 +615,13 @@ class ClientConnection:
         self._state = ConnectionState.READY
         self._exchange = None
         table = self._release_table
+        guess: ReleaseGuess | None = None
         if table is None:
-            table = _package_release_table()
-        guess = guess_release(self._versions, table) if table else None
+            rows = _package_release_rows()
+            if rows:
+                guess = guess_broker_release(self._versions, self._features, rows)
+        elif table:
+            guess = guess_release(self._versions, table)
         self.ready = Ready(
             dict(self._versions),
             self._features,

@@ -7,11 +7,11 @@ from __future__ import annotations
 import importlib
 import re
 import struct
-from collections.abc import Mapping
-from typing import cast
+from collections.abc import Mapping, Sequence
+from typing import Protocol, cast
 
 from ..negotiation import VersionRange
-from ._events import FailureCause, ProtocolFailure, ReleaseGuess, Request
+from ._events import FailureCause, Features, ProtocolFailure, ReleaseGuess, Request
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
@@ -120,19 +120,82 @@ def _direction(
     return older, newer
 
 
+class BrokerRow(Protocol):
+    """What the guess reads of a release table's row (``releases.BrokerRow``)."""
+
+    @property
+    def kraft(self) -> bool: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def advertised(self) -> Mapping[int, VersionRange]: ...
+    @property
+    def telemetry(self) -> Mapping[int, VersionRange]: ...
+    @property
+    def supported_features(self) -> Mapping[str, VersionRange]: ...
+
+
+# ZooKeeper brokers advertise the controller-to-broker APIs (LeaderAndIsr, StopReplica,
+# UpdateMetadata, ControlledShutdown); KRaft brokers never do.
+_ZOOKEEPER_ONLY = frozenset({4, 5, 6, 7})
+
+
+def guess_broker_release(
+    versions: Mapping[int, VersionRange],
+    features: Features | None = None,
+    rows: Sequence[BrokerRow] | None = None,
+) -> ReleaseGuess:
+    """Which row of a release table (``releases.BROKER_ROWS``: the package's own when
+    ``rows`` is None) a broker advertising ``versions`` is, both broker kinds included.
+
+    A row whose ranges, with or without its telemetry APIs (advertised only when a
+    telemetry receiver is configured), equal ``versions`` is a candidate. Where several are,
+    the ``features`` of an ApiVersions v3+ answer pick among them: a candidate supports each
+    feature the answer lists at the same levels, and the answer lists each feature the
+    candidate supports from level 1 (an answer below v4 leaves out those from level 0). One
+    candidate: ``exact``; several: ``one of``. No candidate: ``guess_release`` against the
+    rows of the broker's kind, oldest first.
+    """
+    table = list(_package_release_rows() if rows is None else rows)
+    if not table:
+        return ReleaseGuess("unknown")
+    wanted = dict(versions)
+    candidates = [
+        row
+        for row in table
+        if wanted in (dict(row.advertised), {**row.advertised, **row.telemetry})
+    ]
+    if len(candidates) > 1 and features is not None:
+        fitting = [row for row in candidates if _features_fit(row, features.supported)]
+        candidates = fitting or candidates
+    if len(candidates) == 1:
+        return ReleaseGuess("exact", candidates[0].label)
+    if candidates:
+        return ReleaseGuess("one of", candidates=tuple(row.label for row in candidates))
+    kraft = not _ZOOKEEPER_ONLY & set(versions)
+    same_kind = {row.label: row.advertised for row in table if row.kraft == kraft}
+    return guess_release(versions, same_kind or {row.label: row.advertised for row in table})
+
+
+def _features_fit(row: BrokerRow, supported: Mapping[str, VersionRange]) -> bool:
+    theirs = row.supported_features
+    if any(theirs.get(name) != tuple(levels) for name, levels in supported.items()):
+        return False
+    return all(name in supported for name, (low, _) in theirs.items() if low > 0)
+
+
 def expects_response(request: Request) -> bool:
     """False for the one request Kafka never answers: a Produce with acks=0."""
     return not (request.API_KEY == PRODUCE and getattr(request, "acks", None) == 0)
 
 
-def _package_release_table() -> Mapping[str, Mapping[int, VersionRange]]:
-    """The package's own release table (``releases.BROKER_RELEASES``), or {} without one."""
+def _package_release_rows() -> Sequence[BrokerRow]:
+    """The package's release table rows (``releases.BROKER_ROWS``), or () without one."""
     try:
         module = importlib.import_module("..releases", __package__)
     except ImportError:
-        return {}
-    table = getattr(module, "BROKER_RELEASES", {})
-    return cast("Mapping[str, Mapping[int, VersionRange]]", table)
+        return ()
+    return cast("Sequence[BrokerRow]", getattr(module, "BROKER_ROWS", ()))
 
 
 def _error_name(code: int) -> str:

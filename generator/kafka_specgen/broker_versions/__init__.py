@@ -47,7 +47,11 @@ class BrokerReport:
     broker: dict[int, tuple[int, int]]
     downgraded_from: list[int] = field(default_factory=list)
     release_guess: str | None = None
-    """Which Kafka release the broker's ranges match (``Ready.release_guess``)."""
+    """Which Kafka release the broker is (``Ready.release_guess``)."""
+    supported_features: dict[str, tuple[int, int]] = field(default_factory=dict)
+    finalized_features: dict[str, int] = field(default_factory=dict)
+    """Feature -> finalized level (the max of the broker's finalized range)."""
+    features_epoch: int = -1
 
 
 def register(commands: Any) -> None:
@@ -114,6 +118,8 @@ class Package:
             )
         self.client = module("client")
         self.connection = module("connection")
+        releases = module("releases") if package.has("releases") else None
+        self.metadata_versions: dict[int, str] = getattr(releases, "METADATA_VERSIONS", {})
         self.errors = module("errors")
         self.MetadataRequest = self.registry.API_KEYS[METADATA_KEY].request
 
@@ -184,6 +190,9 @@ def collect(pkg: Package, host: str, port: int, timeout: float) -> list[BrokerRe
                 dict(ready.versions),
                 list(ready.api_versions_refused),
                 None if ready.release_guess is None else str(ready.release_guess),
+                dict(ready.features.supported),
+                {name: high for name, (_, high) in ready.features.finalized.items()},
+                ready.features.epoch,
             )
         )
     return reports
@@ -244,7 +253,7 @@ def api_rows(pkg: Package, report: BrokerReport) -> list[dict[str, Any]]:
 
 def as_text(pkg: Package, reports: list[BrokerReport]) -> str:
     """Each broker as Kafka's tool prints it (``NodeApiVersions.toString(true)``), then a
-    line with the release it looks like."""
+    line with the release it looks like and its features (``feature_lines``)."""
     known = pkg.registry.API_NAMES
     blocks = []
     for report in reports:
@@ -265,8 +274,30 @@ def as_text(pkg: Package, reports: list[BrokerReport]) -> str:
             + ",\n\t".join(lines)
             + "\n)\n"
             + f"release guess: {report.release_guess or 'unknown (no release table)'}\n"
+            + "".join(line + "\n" for line in feature_lines(report, pkg.metadata_versions))
         )
     return "".join(blocks)
+
+
+def feature_lines(report: BrokerReport, metadata_versions: dict[int, str]) -> list[str]:
+    """The broker's features as ``kafka-features.sh describe`` prints them (Kafka's
+    FeatureCommand): one tab-separated line per supported feature, by name; levels of
+    ``metadata.version`` by name (``3.3-IV3``; ``UNKNOWN n`` for one the table lacks), a
+    feature not finalized at level 0, the epoch ``-`` when unknown."""
+
+    def level(feature: str, value: int) -> str:
+        if feature != "metadata.version":
+            return str(value)
+        return metadata_versions.get(value, f"UNKNOWN {value}")
+
+    epoch = str(report.features_epoch) if report.features_epoch >= 0 else "-"
+    return [
+        f"Feature: {name}\tSupportedMinVersion: {level(name, low)}"
+        f"\tSupportedMaxVersion: {level(name, high)}"
+        f"\tFinalizedVersionLevel: {level(name, report.finalized_features.get(name, 0))}"
+        f"\tEpoch: {epoch}"
+        for name, (low, high) in sorted(report.supported_features.items())
+    ]
 
 
 def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
@@ -280,6 +311,14 @@ def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
                 "api_versions_version": r.api_versions_version,
                 "downgraded_from": r.downgraded_from,
                 "release_guess": r.release_guess,
+                "features": {
+                    "supported": {
+                        name: {"min": low, "max": high}
+                        for name, (low, high) in sorted(r.supported_features.items())
+                    },
+                    "finalized": dict(sorted(r.finalized_features.items())),
+                    "epoch": r.features_epoch,
+                },
                 "apis": api_rows(pkg, r),
             }
             for r in reports

@@ -1,8 +1,8 @@
 """Upgrade readiness: would the traffic in a capture still work against a target?
 
 The target is a spec set (``Target(specs)``, loaded as ``generate`` and ``diff`` load one)
-or a Kafka release (``Target.release("4.0")``: the API ranges its brokers advertise, from
-the tool's release table). Each client and API gets one verdict (``judge_api``):
+or a Kafka release (``Target.release("4.0")``: the API ranges its brokers accept, from the
+tool's release table). Each client and API gets one verdict (``judge_api``):
 
 - **ok, will use vN**: the version the client will negotiate with the target;
 - **breaks**: the client's newest version is below the target's lowest (Kafka 4.0 removed
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 
+from .. import broker_releases
 from ..facts import split_raws, build_facts
 from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
 from ..library import bundled_specs, load_specs
@@ -105,7 +106,7 @@ READINESS_DDL = ddl(ReadinessRow)
 
 class Target:
     """A target's request versions per api key: from a spec set, or (``release``) the
-    ranges a broker of a Kafka release advertises."""
+    ranges a broker of a Kafka release accepts."""
 
     def __init__(self, specs: Sequence[Path | str], label: str | None = None) -> None:
         paths = [Path(p) for p in specs]
@@ -124,21 +125,19 @@ class Target:
 
     @classmethod
     def release(cls, name: str) -> Target:
-        """Kafka release ``name`` (``4.0`` is the newest 4.0.x of the table)."""
+        """Kafka release ``name`` (``4.0`` is 4.0.0; ``4.0.2`` the table's newest 4.0 row at
+        or below it): what its brokers accept (ZooKeeper brokers before 4.0)."""
+        try:
+            chosen = broker_releases.release(name)
+        except broker_releases.ReleaseTableError as exc:
+            raise TargetError(f"--target-release: {exc}") from None
         facts = build_facts(split_raws(load_paths([bundled_specs() / "facts"]))[1])
-        releases = {r.release: r for r in facts.broker_releases}
-        matches = [r for r in releases if r == name or r.startswith(name + ".")]
-        if not matches:
-            raise TargetError(
-                f"--target-release: no Kafka release {name!r} in the table "
-                f"({', '.join(releases)})"
-            )
-        chosen = releases[matches[-1]]
         names = {fact.key: fact.name for fact in facts.api_keys}
         target = cls.__new__(cls)
-        target.label = f"Kafka {chosen.release}"
+        target.label = f"Kafka {chosen.label}"
         target.requests = {
-            key: (names.get(key, f"api key {key}"), Versions(lo, hi)) for key, lo, hi in chosen.apis
+            key: (names.get(key, f"api key {key}"), Versions(lo, hi))
+            for key, (lo, hi) in chosen.accepted.items()
         }
         target.deprecated = {}
         return target

@@ -51,7 +51,13 @@ from ._events import (
     Throttled,
     TypedRequest,
 )
-from ._policy import CLIENT_THROTTLE_FROM, DEFAULT_POLICY, expects_response, guess_release
+from ._policy import (
+    CLIENT_THROTTLE_FROM,
+    DEFAULT_POLICY,
+    expects_response,
+    guess_broker_release,
+    guess_release,
+)
 from ._server import ServerConnection
 
 __all__ = [
@@ -80,5 +86,6 @@ __all__ = [
     "TypedRequest",
     "UnsupportedVersionError",
     "expects_response",
+    "guess_broker_release",
     "guess_release",
 ]

@@ -57,18 +57,23 @@ class Features:
 class ReleaseGuess:
     """Which Kafka release a broker looks like, in franz-go's kversion forms.
 
-    ``kind`` is ``exact``, ``at least``, ``between``, ``not exact, between`` (a mix of
-    older and newer ranges, e.g. a vendor build), ``older than`` or ``unknown``; ``low`` and
-    ``high`` are release names from the table. ``str()`` gives the sentence.
+    ``kind`` is ``exact``, ``one of`` (rows that advertise the same ranges, which the
+    broker's features could not tell apart: ``candidates``), ``at least``, ``between``,
+    ``not exact, between`` (a mix of older and newer ranges, e.g. a vendor build), ``older
+    than`` or ``unknown``; ``low`` and ``high`` are release names from the table (``3.5.0``,
+    ``3.5.0 (KRaft)``). ``str()`` gives the sentence.
     """
 
     kind: str
     low: str | None = None
     high: str | None = None
+    candidates: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         if self.kind == "exact":
             return str(self.low)
+        if self.kind == "one of":
+            return "one of " + ", ".join(self.candidates)
         if self.kind == "at least":
             return f"at least {self.low}"
         if self.kind == "older than":
@@ -88,7 +93,8 @@ class Ready(Event):
     api_versions_version: int | None
     """The ApiVersions version the broker answered; None when ``broker_versions`` was given."""
     release_guess: ReleaseGuess | None
-    """``guess_release`` on ``versions``; None without a release table."""
+    """Which Kafka release the broker is (``guess_broker_release`` on ``versions`` and
+    ``features``); None without a release table."""
     sasl_mechanism: str | None = None
     session_lifetime_ms: int = 0
     api_versions_refused: tuple[int, ...] = ()
