@@ -1,6 +1,6 @@
 """Build ``specs/history/kafka-specs.xz``, the bundle of Kafka's spec sets, or check it.
 
-    python tools/history_bundle.py [--corpora DIR] [--check]
+    python tools/history_bundle.py [--corpora DIR] [--bundle FILE] [--check]
 
 ``--corpora`` is a folder with one folder per spec set (``2.4.0/``, ``trunk-2024-10/``,
 ``kafka-python-3.0.12/``, ...; inside each, Kafka's module folders such as ``message/``)
@@ -10,8 +10,9 @@ folder::
     | `2.4.0/` | tag `2.4.0` | `77a89fcf8d7fa01831683327727f11f4bed97319` |
 
 Default: ``KAFKA_SPECGEN_CORPORA``, else ``../shared/kafka-specs``. Every ``*.json`` file of
-every set folder is taken, byte for byte. ``--check`` writes nothing: it exits 1 unless
-the bundle holds exactly those files and each text's git blob id is its key.
+every set folder is taken, byte for byte. ``--bundle`` is the file to write or check
+(default: the tool's own). ``--check`` writes nothing: it exits 1 unless the bundle holds
+exactly those files and each text's git blob id is its key.
 """
 
 from __future__ import annotations
@@ -93,12 +94,18 @@ def main(argv: list[str] | None = None) -> int:
         "--corpora", type=Path, default=Path(default), help="folder of spec set folders"
     )
     parser.add_argument(
+        "--bundle", type=Path, default=bundle_path(), help="the bundle file (default: the tool's)"
+    )
+    parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 unless the bundle matches"
     )
     args = parser.parse_args(argv)
-    target = bundle_path()
+    target = args.bundle.resolve()
     shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
     if args.check:
+        if not target.is_file():
+            print(f"{shown}: missing")
+            return 1
         sets = read_sets(args.corpora)
         found = decode_bundle(target.read_bytes())
         problems = bundle_problems(found, [(s.name, files) for s, files in sets])
