@@ -201,11 +201,11 @@ def test_optional_apis_do_not_break_a_client() -> None:
 
 def test_removed_and_deprecated_versions_of_a_spec_target() -> None:
     newest, trunk = SpecSet.of_release("4.3.1"), SpecSet.of_release("trunk-2024-10")
-    removed = Target([newest]).judge_api(4, 7, "LeaderAndIsr")  # validVersions "none"
+    removed = Target(newest).judge_api(4, 7, "LeaderAndIsr")  # validVersions "none"
     assert not removed.supported and "was removed from Kafka in the target" in removed.reason
-    metadata = Target([trunk]).judge_api(3, 1)  # trunk deprecates Metadata v0-3
+    metadata = Target(trunk).judge_api(3, 1)  # trunk deprecates Metadata v0-3
     assert metadata.supported and "deprecated there" in metadata.reason
-    assert "deprecated" not in Target([trunk]).judge_api(3, 12).reason
+    assert "deprecated" not in Target(trunk).judge_api(3, 12).reason
 
 
 def test_the_newest_version_is_judged_against_its_own_connections_broker(
