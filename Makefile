@@ -80,11 +80,11 @@ clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis build
 
 .PHONY: pipeline bench-pipeline
-# The golden captures use ~30 APIs; the repo's own specs have 3, so by default decode them
-# with the Kafka 4.x-era specs shipped inside kafka-python (installed by the dev extra).
+# Readiness is judged against the Kafka 4.x-era specs shipped inside kafka-python (installed by
+# the dev extra).
 KAFKA_PYTHON_SPECS = $(shell $(PY) -c "import kafka, pathlib; print(pathlib.Path(kafka.__file__).parent / 'protocol/schemas/resources')" 2>/dev/null)
-pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT, with readiness for the Kafka 4.x-era specs and report.html (PIPELINE_SPECS=..., PIPELINE_TARGET_SPECS=...)
-	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) --specs $(or $(PIPELINE_SPECS),$(PIPELINE_DECODE_SPECS)) --target-specs $(or $(PIPELINE_TARGET_SPECS),$(KAFKA_PYTHON_SPECS)) --report
+pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT, with readiness for the Kafka 4.x-era specs and report.html (PIPELINE_RELEASE=X.Y or PIPELINE_SPECS=..., PIPELINE_TARGET_SPECS=...)
+	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) $(PIPELINE_DECODE) --target-specs $(or $(PIPELINE_TARGET_SPECS),$(KAFKA_PYTHON_SPECS)) --report
 
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
@@ -109,9 +109,10 @@ test-compiled: compiled ## every test against the mypyc build (golden and differ
 
 # --- the pipeline's report and cluster test ----------------------------------------------------
 .PHONY: report test-cluster
-# make pipeline decodes the golden captures with Kafka trunk's specs when ../shared has them
-# (they still have Produce v0-v2, so the legacy record batches are read), else kafka-python's.
-PIPELINE_DECODE_SPECS = $(or $(wildcard ../shared/kafka-specs/trunk-2024-10/message),$(KAFKA_PYTHON_SPECS))
+# make pipeline decodes the golden captures with Kafka 3.9's bundled specs (PIPELINE_RELEASE):
+# the last release with Produce v0-v2 and Fetch v0-v3 (the legacy record batches) and
+# ApiVersions v4. PIPELINE_SPECS=PATH decodes with a spec folder instead.
+PIPELINE_DECODE = $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS),--release $(or $(PIPELINE_RELEASE),3.9))
 
 report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)

@@ -12,6 +12,7 @@ BENCH = ROOT / "bench"
 GENERATED = ROOT / "generated"
 CACHE = ROOT / "build" / "bench"
 KP_PACKAGE = "kp_bench_messages"
+#: Spec sets from the tool's bundle (tests.support.genpkg extracts them).
 TRUNK = CORPORA / "trunk-2024-10"
 KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"
 

@@ -18,11 +18,11 @@ from typing import Any, Callable
 from bench.cases import Case, Frames, FrameSet
 from bench.common import BENCH, CACHE, COMPILED_SUFFIX, KP_PACKAGE, KP_SHARED, ROOT
 from bench.compile import build, package_modules
-from tests.support.genpkg import full_version_corpus, kafka_python_specs, load_messages
+from tests.support.genpkg import full_version_corpus, load_messages
 
 
 def kp_corpus() -> Path:
-    return KP_SHARED if KP_SHARED.is_dir() else kafka_python_specs()
+    return KP_SHARED
 
 
 #: The packages generated for the bench (beside the committed ``generated/kafka_messages``):

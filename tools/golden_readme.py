@@ -15,17 +15,13 @@ API_NAMES: dict[int, str] = {}
 
 
 def api_name(api_key: int) -> str:
-    """The API's name, from the spec files inside kafka-python (a full Kafka 4.x set)."""
+    """The API's name, from the bundled spec sets of Kafka trunk (2024-10) and kafka-python
+    3.0.12 (a full Kafka 4.x set; its names win)."""
     if not API_NAMES:
-        import kafka
+        from kafka_specgen import history
 
-        from kafka_specgen.load import load_paths
-
-        specs = [
-            ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10" / "message",
-            Path(kafka.__file__).parent / "protocol" / "schemas" / "resources",
-        ]
-        for raw in load_paths([p for p in specs if p.is_dir()]):
+        raws = history.set_specs("trunk-2024-10") + history.set_specs("kafka-python-3.0.12")
+        for raw in raws:
             data = raw.data
             if data.get("type") == "request" and "apiKey" in data:
                 API_NAMES[int(data["apiKey"])] = str(data["name"]).removesuffix("Request")

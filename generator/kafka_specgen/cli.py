@@ -12,8 +12,10 @@ from typing import Any, Sequence
 from . import __version__, broker_versions, diff, fake_broker
 from .errors import SpecError
 from .format import GeneratedCodeError, compare_package, write_package
+from .history import HistoryError
 from .library import BUNDLED_FACTS, generate_files
 from .selection import Selection, SelectionError
+from .spec_options import add_spec_options, chosen_spec_set
 from .views import Flavour
 from .pipeline import capture, command as pipeline_command, report
 
@@ -48,8 +50,10 @@ class TerminalProgress:
 def cmd_generate(args: argparse.Namespace) -> int:
     started = time.monotonic()
     progress = TerminalProgress() if sys.stderr.isatty() else None
+    specs = chosen_spec_set(args)
+    assert specs is not None  # argparse requires --specs or --release
     files = generate_files(
-        args.specs,
+        specs,
         black=args.black,
         progress=progress,
         flavour=Flavour(args.flavour),
@@ -62,10 +66,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
         for line in differences:
             print(line)
         if differences:
-            specs = " ".join(f"--specs {path}" for path in args.specs)
+            if args.release is not None:
+                given = f"--release {args.release}"
+            else:
+                given = " ".join(f"--specs {path}" for path in args.specs)
             print(
                 f"{package_dir} is out of date: regenerate it with `kafka-specgen generate "
-                f"{specs} --out {args.out} --package {args.package}`",
+                f"{given} --out {args.out} --package {args.package}`",
                 file=sys.stderr,
             )
             return 1
@@ -73,9 +80,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 0
     report = write_package(files, package_dir)
     elapsed = time.monotonic() - started
+    source = f" from {specs.label}" if specs.bundled else ""
     print(
         f"{package_dir}: {len(files)} files ({len(report.written)} written, "
-        f"{len(report.unchanged)} unchanged, {len(report.removed)} stale removed) "
+        f"{len(report.unchanged)} unchanged, {len(report.removed)} stale removed){source} "
         f"in {elapsed:.1f} s"
     )
     return 0
@@ -105,14 +113,10 @@ def register_generate(commands: Any) -> None:
         help="generate the message package from specs",
         description="Read Kafka JSON message specs and write a Python package of codecs.",
     )
-    gen.add_argument(
-        "--specs",
-        action="append",
-        type=Path,
+    add_spec_options(
+        gen,
+        "a folder searched recursively for *.json specs, or a .zip/.jar of them (repeatable)",
         required=True,
-        metavar="PATH",
-        help="a folder searched recursively for *.json specs, or a .zip/.jar of them "
-        "(repeatable)",
     )
     gen.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder to write the package into"
@@ -177,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except SelectionError as exc:
+    except (SelectionError, HistoryError) as exc:
         print(f"kafka-specgen {args.command}: {exc}", file=sys.stderr)
         return 2
     except (SpecError, GeneratedCodeError) as exc:

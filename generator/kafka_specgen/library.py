@@ -15,13 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Sequence
+from typing import Callable, Sequence, Union
 
+from . import history
 from .errors import each
 from .catalog import build_catalog
 from .facts import Facts, build_facts, split_raws, with_fallback
 from .format import cache_dir, format_files, write_package
-from .load import load_paths
+from .load import RawSpec, load_paths
 from .model import Message
 from .model_builder import build_messages
 from .render import GeneratedFile, render_package
@@ -30,13 +31,84 @@ from .selection import Selection
 from .views import Flavour
 from .schema import validate_spec
 
+
+@dataclass(frozen=True)
+class SpecSet:
+    """A spec set to read: the user's files (``--specs``) or Kafka's spec data bundled with
+    the tool (``--release``). Every function here that takes a spec set takes one of these
+    or, as before, a list of paths."""
+
+    label: str
+    """What commands print: ``Kafka 4.1.1 (spec data of 4.1.2)``, or the paths."""
+    paths: tuple[Path, ...] = ()
+    """The user's folders, files or archives (empty for bundled data)."""
+    bundled: tuple[str, ...] = ()
+    """The bundled sets whose data this is (``("4.1.2",)``; every release for ``all``)."""
+    release: str | None = None
+    """The release asked for (``4.1.1``, ``all``), None for paths and other bundled sets."""
+
+    @classmethod
+    def of_paths(cls, paths: Sequence[Path | str]) -> SpecSet:
+        chosen = tuple(Path(p) for p in paths)
+        return cls(", ".join(str(p) for p in chosen), paths=chosen)
+
+    @classmethod
+    def of_release(cls, name: str) -> SpecSet:
+        """``--release NAME``: a Kafka release (``X.Y`` is X.Y.0, or ``X.Y.Z``), ``all``, or
+        the name of another bundled set (``trunk-2024-10``); ``history.HistoryError`` (one
+        line) if the bundle cannot serve it."""
+        name = name.strip()
+        if name == history.ALL:
+            releases = [str(r) for r in history.releases()]
+            return cls(
+                f"every Kafka release, {releases[0]} to {releases[-1]}",
+                bundled=tuple(releases),
+                release=history.ALL,
+            )
+        if name in history.set_names() and history.bundle().set(name).release is None:
+            return cls(f"{name} (bundled spec set)", bundled=(name,))
+        data = history.release_data(name)
+        return cls(data.label, bundled=(data.set_name,), release=str(data.release))
+
+    def raws(self) -> list[RawSpec]:
+        """Every spec file, read (not yet validated)."""
+        if self.release == history.ALL:
+            return history.all_specs()
+        if self.bundled:
+            return [raw for name in self.bundled for raw in history.set_specs(name)]
+        return load_paths(self.paths)
+
+    def key_parts(self) -> list[tuple[str, bytes]]:
+        """(name, bytes) of what the set is made of, for ``spec_set_key``: each file's path
+        and bytes, or the bundled files' paths and git blob ids."""
+        if not self.bundled:
+            return [part for path in self.paths for part in _file_parts(path)]
+        parts = [("bundled", (self.release if self.release == history.ALL else "").encode())]
+        for name in self.bundled:
+            files = sorted(history.bundle().set(name).files.items())
+            parts += [(f"{name}/{path}", blob.encode()) for path, blob in files]
+        return parts
+
+
+SpecSource = Union[SpecSet, Path, str, Sequence[Path | str]]
+"""What the functions here take as a spec set: a ``SpecSet``, or paths as before."""
+
+
+def spec_set(specs: SpecSource) -> SpecSet:
+    """``specs`` as a ``SpecSet``: paths (or one path) are wrapped, a ``SpecSet`` is
+    returned as it is."""
+    if isinstance(specs, SpecSet):
+        return specs
+    return SpecSet.of_paths([specs] if isinstance(specs, (str, Path)) else specs)
+
+
 BUNDLED_FACTS = "bundled"
 """``load_specs(facts=...)``: the tool's own facts tables (api names, error codes, broker
 releases), so a package generated from upstream specs has them too."""
 
 
 def load_specs(
-    spec_paths: Sequence[Path],
+    spec_paths: SpecSource,
     *,
     warn: bool = True,
     facts: Path | str | None = BUNDLED_FACTS,
@@ -49,7 +121,7 @@ def load_specs(
     folder or file of tables, or None for none. ``selection`` keeps part of the messages
     (every spec is still validated).
     """
-    raws, fact_raws = split_raws(load_paths(spec_paths))
+    raws, fact_raws = split_raws(spec_set(spec_paths).raws())
     spec_facts = build_facts(fact_raws)
     if facts is None:
         fallback = Facts()
@@ -72,7 +144,7 @@ def print_warnings(warnings: Sequence[str]) -> None:
 
 
 def generate_files(
-    spec_paths: Sequence[Path],
+    spec_paths: SpecSource,
     *,
     warn: bool = True,
     black: bool = False,
@@ -142,7 +214,7 @@ class GeneratedPackage:
         return importlib.import_module(f"{self.name}.{module}" if module else self.name)
 
 
-def generated_package(spec_paths: Sequence[Path]) -> GeneratedPackage:
+def generated_package(spec_paths: SpecSource) -> GeneratedPackage:
     """The package generated from ``spec_paths``, generated once per spec set and tool
     version into the cache folder and reused: tools call this on every run."""
     key = spec_set_key(spec_paths)
@@ -159,19 +231,26 @@ def generated_package(spec_paths: Sequence[Path]) -> GeneratedPackage:
     return package
 
 
-def spec_set_key(spec_paths: Sequence[Path], tool: Sequence[Path] | None = None) -> str:
-    """A hash of every spec file's path and bytes and of the tool (``tool``: its templates,
-    with the runtime, and its own code, by default this installation's): equal keys
-    generate equal packages."""
+def spec_set_key(spec_paths: SpecSource, tool: Sequence[Path] | None = None) -> str:
+    """A hash of the spec set (every file's path and bytes; for bundled data, its files'
+    paths and git blob ids) and of the tool (``tool``: its templates, with the runtime,
+    and its own code, by default this installation's): equal keys generate equal
+    packages."""
     if tool is None:
         tool = [package_folder("templates"), Path(__file__).parent]
     digest = hashlib.sha256()
-    for path in [*spec_paths, *tool]:
-        path = Path(path)
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
-            name = file.relative_to(path).as_posix() if path.is_dir() else file.name
-            digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    parts = spec_set(spec_paths).key_parts()
+    for name, content in parts + [part for path in tool for part in _file_parts(Path(path))]:
+        digest.update(name.encode() + b"\0" + content + b"\0")
     return digest.hexdigest()
+
+
+def _file_parts(path: Path) -> list[tuple[str, bytes]]:
+    """(name, bytes) of a file, or of every file under a folder (by relative path)."""
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    return [
+        (file.relative_to(path).as_posix() if path.is_dir() else file.name, file.read_bytes())
+        for file in files
+        if "__pycache__" not in file.parts
+    ]

@@ -1,8 +1,7 @@
 """Whole corpora: every spec of every corpus generates, imports, type-checks and round-trips.
 
-Corpora are the folders of ``../shared/kafka-specs`` (Kafka 2.4.0 ... trunk and the
-kafka-python 3.0.12 set); on a machine without ``../shared`` the spec files inside the
-installed kafka-python wheel stand in, so a full corpus is always tested. Code generated
+Corpora are the spec sets of the tool's bundle (Kafka 2.4.0 ... 4.3.1, trunk of 2024-10 and
+the kafka-python 3.0.12 set), extracted as folders (``genpkg.CORPORA``). Code generated
 from a corpus lives only in a temporary folder.
 
 Round trips, at every valid version of every message:
@@ -60,17 +59,11 @@ RUNTIME_MODULES = (
 )
 
 
-def corpus_paths() -> list[Path]:
-    folders = genpkg.corpus_folders()
-    return folders if folders else [genpkg.kafka_python_specs()]
-
-
 def corpus_id(path: Path) -> str:
-    # The wheel's folder is called "resources": name it after its source instead.
-    return path.name if path.name != "resources" else "kafka-python-wheel"
+    return path.name
 
 
-CORPORA = corpus_paths()
+CORPORA = genpkg.corpus_folders()
 
 
 @dataclass
@@ -218,7 +211,7 @@ def test_random_instances_roundtrip(corpus: Corpus) -> None:
 
 
 def test_generated_corpus_passes_mypy_strict(corpus: Corpus) -> None:
-    """Every corpus's package (or the wheel's, without ../shared) type-checks strictly."""
+    """Every corpus's package type-checks strictly."""
     started = time.monotonic()
     problems = genpkg.mypy_strict(corpus.package, corpus.out_dir, corpus.out_dir / ".mypy_cache")
     elapsed = time.monotonic() - started

@@ -68,7 +68,6 @@ def test_specs_generate_identical_bytes_under_different_hash_seeds(tmp_path: Pat
     assert_same_trees(first, tree(ROOT / "generated" / PACKAGE))
 
 
-@pytest.mark.skipif(not genpkg.corpus_folders(), reason="../shared/kafka-specs is absent")
 def test_big_corpus_generates_identical_bytes_under_different_hash_seeds(
     tmp_path: Path,
 ) -> None:

@@ -19,26 +19,11 @@ from kafka_specgen.diff import SpecDiff, diff_models, diff_paths, load_model, re
 from kafka_specgen.versions import version_ranges as ranges
 from kafka_specgen.model import Message
 
-from tests.support.genpkg import CORPORA
+from tests.support.genpkg import CORPORA, KAFKA_PYTHON_SET, RELEASES
 
-ORDER = [
-    "2.4.0",
-    "2.8.0",
-    "3.0.0",
-    "3.5.0",
-    "3.8.0",
-    "trunk-2024-10",
-    "4.0.2",
-    "4.1.2",
-    "4.2.1",
-    "4.3.1",
-    "kafka-python-3.0.12",
-]
+#: Every bundled spec set in the order Kafka cut them, then kafka-python's.
+ORDER = [*RELEASES, KAFKA_PYTHON_SET]
 PAIRS = list(zip(ORDER, ORDER[1:])) + [("3.8.0", "4.0.2")]
-
-needs_corpora = pytest.mark.skipif(
-    not all((CORPORA / name).is_dir() for name in ORDER), reason="no ../shared/kafka-specs"
-)
 
 _MODELS: dict[str, list[Message]] = {}
 _DIFFS: dict[tuple[str, str], SpecDiff] = {}
@@ -69,7 +54,6 @@ def versions_line(d: SpecDiff, message: str) -> tuple[str | None, str | None]:
     return m.old_versions, m.new_versions
 
 
-@needs_corpora
 @pytest.mark.parametrize("old,new", PAIRS, ids=[f"{a}->{b}" for a, b in PAIRS])
 def test_every_pair_renders_in_every_format(old: str, new: str) -> None:
     d = diff(old, new)
@@ -90,7 +74,6 @@ def test_every_pair_renders_in_every_format(old: str, new: str) -> None:
             assert not {c.rule for c in m.changes} & {"versions-added", "versions-removed"}
 
 
-@needs_corpora
 def test_2_4_to_2_8() -> None:
     d = diff("2.4.0", "2.8.0")
     # ProduceRequest.json: validVersions 0-8 -> 0-9; flexibleVersions "none" -> "9+".
@@ -118,7 +101,6 @@ def test_2_4_to_2_8() -> None:
     assert "flexible-versions-changed" not in rules(d, "SaslHandshakeRequest")
 
 
-@needs_corpora
 def test_2_8_to_3_0() -> None:
     d = diff("2.8.0", "3.0.0")
     # metadata/RegisterBrokerRecord.json: validVersions "0"; no flexibleVersions in 2.8.0,
@@ -133,7 +115,6 @@ def test_2_8_to_3_0() -> None:
     assert versions_line(d, "OffsetFetchRequest") == ("0-7", "0-8")
 
 
-@needs_corpora
 def test_3_0_to_3_5() -> None:
     d = diff("3.0.0", "3.5.0")
     # AddPartitionsToTxnRequest.json: 0-3 -> 0-4; the top-level TransactionalId,
@@ -161,7 +142,6 @@ def test_3_0_to_3_5() -> None:
     assert versions_line(d, "RegisterBrokerRecord") == ("0", "0-2")
 
 
-@needs_corpora
 def test_3_5_to_3_8() -> None:
     d = diff("3.5.0", "3.8.0")
     # ProduceRequest.json: 0-9 -> 0-11, and 3.8.0 adds "deprecatedVersions": "0-6".
@@ -176,7 +156,6 @@ def test_3_5_to_3_8() -> None:
     assert versions_line(d, "FetchRequest") == ("0-15", "0-16")
 
 
-@needs_corpora
 def test_3_8_to_trunk() -> None:
     d = diff("3.8.0", "trunk-2024-10")
     # ApiVersionsRequest.json 0-3 -> 0-4; FetchRequest.json 0-16 -> 0-17;
@@ -190,7 +169,6 @@ def test_3_8_to_trunk() -> None:
     assert d.count("violation") == 0
 
 
-@needs_corpora
 def test_3_8_to_4_0_reports_kip_896() -> None:
     """Kafka 4.0 removed the ZooKeeper-era inter-broker APIs (their files keep the key with
     validVersions "none") and raised the lowest version of many others (KIP-896)."""
@@ -233,7 +211,6 @@ def test_3_8_to_4_0_reports_kip_896() -> None:
     assert d.count("violation") == 0
 
 
-@needs_corpora
 def test_4_0_to_4_1_declares_coordinator_records() -> None:
     d = diff("4.0.2", "4.1.2")
     # group-coordinator/OffsetCommitKey.json: "data" with validVersions "0-1" (its record
@@ -254,7 +231,6 @@ def test_4_0_to_4_1_declares_coordinator_records() -> None:
             assert {c.rule for c in m.changes} <= {"coordinator-record-declared", "message-added"}
 
 
-@needs_corpora
 def test_trunk_to_kafka_python() -> None:
     """The versions Kafka 4.0 removed (KIP-896), as the kafka-python 3.0.12 set has them."""
     d = diff("trunk-2024-10", "kafka-python-3.0.12")
@@ -484,3 +460,61 @@ def test_cli_formats_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtur
     (new / "Broken.json").write_text("{")
     assert main(["diff", str(old), str(new)]) == 1
     assert "Broken.json" in capsys.readouterr().err
+
+
+# --- releases by name (the tool's bundled spec data) ------------------------------------------
+
+
+def test_cli_diff_of_two_releases_reports_kip_896(capsys: pytest.CaptureFixture[str]) -> None:
+    """``diff 3.9 4.0``: each side a Kafka release, read from the bundle and named in the
+    output. Kafka 4.0.0 removed the ZooKeeper-era APIs and the old versions (KIP-896), and
+    JoinGroup v0-1, which 4.0.1 put back."""
+    assert main(["diff", "3.9", "4.0", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["old"], data["new"]) == ("Kafka 3.9.0", "Kafka 4.0.0")
+    found = {m["name"]: m for m in data["messages"]}
+
+    def rules_of(name: str) -> dict[str, list[str]]:
+        got: dict[str, list[str]] = {}
+        for change in found[name]["changes"]:
+            got.setdefault(change["rule"], []).append(change["detail"])
+        return got
+
+    for api in ("LeaderAndIsr", "StopReplica", "UpdateMetadata", "ControlledShutdown"):
+        assert found[f"{api}Request"]["new_versions"] == "none"
+        assert "api-removed" in rules_of(f"{api}Request")
+    assert rules_of("ProduceRequest")["versions-removed"] == ["versions 0-2 removed"]
+    assert rules_of("FetchRequest")["versions-removed"] == ["versions 0-3 removed"]
+    assert rules_of("JoinGroupRequest")["versions-removed"] == ["versions 0-1 removed"]
+    # 4.0.1 (4.0.2's spec data) serves JoinGroup from v0 again
+    assert main(["diff", "3.9", "4.0.1"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("spec diff: Kafka 3.9.0 -> Kafka 4.0.1 (spec data of 4.0.2)\n")
+    assert "  JoinGroupRequest: versions 0-9, flexible 6+\n" in text
+
+
+def test_cli_diff_of_a_path_and_a_release(capsys: pytest.CaptureFixture[str]) -> None:
+    """A side that names an existing path is that path; a release's bundled data equals
+    the same files read from a folder."""
+    assert main(["diff", str(CORPORA / "4.1.2"), "4.1.1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"spec diff: {CORPORA / '4.1.2'} -> Kafka 4.1.1 (spec data of 4.1.2)\n")
+    assert "0 added, 0 not in the new set, 0 changed" in out
+
+
+@pytest.mark.parametrize(
+    ("side", "message"),
+    [
+        ("no/such/folder", "'no/such/folder': no such file or folder, and not a Kafka release"),
+        ("2.3", "Kafka's JSON specs start at 2.4: release 2.3.0 has none"),
+        ("9.1", "no bundled spec data for Kafka 9.1.0"),
+    ],
+)
+def test_cli_diff_of_an_unknown_side_is_one_line(
+    side: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["diff", "3.9", side]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("kafka-specgen diff: ")
+    assert message in captured.err

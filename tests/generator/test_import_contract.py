@@ -24,8 +24,7 @@ COMMITTED = ROOT / "generated" / "kafka_messages"
 
 
 def corpus_specs() -> Path:
-    folders = genpkg.corpus_folders()
-    return folders[-1] if folders else genpkg.kafka_python_specs()
+    return genpkg.corpus_folders()[-1]
 
 
 @pytest.fixture(scope="module")

@@ -10,22 +10,14 @@ import pytest
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
 from kafka_specgen.errors import SpecError
-from kafka_specgen.load import RawSpec, load_path, parse_spec_text
+from kafka_specgen.load import RawSpec, parse_spec_text
 from kafka_specgen.schema import SCHEMA_PATH, validate_spec
-from tests.support.genpkg import CORPORA
+from kafka_specgen import history
 
 SOURCE = "message/FooRequest.json"
 
-CORPUS = CORPORA
-CORPUS_REFS = [
-    "2.4.0",
-    "2.8.0",
-    "3.0.0",
-    "3.5.0",
-    "3.8.0",
-    "trunk-2024-10",
-    "kafka-python-3.0.12",
-]
+#: Every spec set of the tool's bundle: Kafka 2.4.0 ... 4.3.1, trunk-2024-10, kafka-python's.
+CORPUS_REFS = history.set_names()
 
 
 def foo_request() -> dict[str, Any]:
@@ -384,12 +376,10 @@ def test_the_reported_error_does_not_depend_on_key_order() -> None:
 
 @pytest.mark.parametrize("ref", CORPUS_REFS)
 def test_every_corpus_spec_loads_and_passes_the_schema(ref: str) -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"the spec corpus is not checked out beside the repo ({CORPUS})")
-    specs = load_path(CORPUS / ref)
+    specs = history.set_specs(ref)
     assert len(specs) >= 98
     for raw in specs:
         validate_spec(raw)
     warned = [raw.source for raw in specs if raw.warnings]
     # Only 2.8.0's DescribeProducersRequest.json has trailing tokens.
-    assert warned == (["message/DescribeProducersRequest.json"] if ref == "2.8.0" else [])
+    assert warned == (["2.8.0/message/DescribeProducersRequest.json"] if ref == "2.8.0" else [])

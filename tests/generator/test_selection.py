@@ -14,7 +14,6 @@ from kafka_specgen.selection import Selection, SelectionError
 from tests.support.genpkg import CORPORA
 
 TRUNK = CORPORA / "trunk-2024-10"
-pytestmark = pytest.mark.skipif(not TRUNK.is_dir(), reason="no ../shared/kafka-specs")
 
 
 def test_broker_listener_keeps_what_clients_talk_to() -> None:

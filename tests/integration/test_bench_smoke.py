@@ -24,7 +24,7 @@ import pytest
 from bench import common, measure, prepared, report, sides, timing
 from bench.cases import CASES, FrameSet, Frames
 from bench.compile import BuildError, build, package_modules, with_imports
-from tests.support.genpkg import CORPORA, SPECS, full_version_corpus
+from tests.support.genpkg import SPECS, full_version_corpus
 from tests.support.peers import KafkaPython, Kio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,8 +98,8 @@ def test_bench_quick_runs_and_checks_bytes(tmp_path: Path) -> None:
     frames = golden["frames"]
     bodies = frames["bodies"]
     assert bodies + sum(frames["left_out"].values()) == frames["captured"]
-    if CORPORA.is_dir():  # the newest corpus reads all but the three odd frames
-        assert bodies >= 2000 and sum(frames["left_out"].values()) == 3
+    # the newest full corpus reads all but the three odd frames
+    assert bodies >= 2000 and sum(frames["left_out"].values()) == 3
     for peer in ("kio", "kafka_python"):
         counts = frames["peers"][peer]
         for op in ("decode", "encode"):

@@ -21,7 +21,7 @@ import pytest
 
 from kafka_specgen import broker_releases
 from kafka_specgen.cli import main
-from kafka_specgen.library import generated_package
+from kafka_specgen.library import SpecSet, generated_package
 from tests.support import genpkg
 from tests.support.tansu import TansuHandle, free_port, tansu  # noqa: F401  (the fixture)
 
@@ -221,6 +221,46 @@ def test_judged_against_a_whole_spec_set_every_api_has_a_marker(
     )
     assert (code, again) == (0, out)
     assert (folder / "registry.py").stat().st_mtime_ns == stamp
+
+
+def test_judged_against_a_release(
+    tansu: TansuHandle, capsys: pytest.CaptureFixture[str]  # noqa: F811
+) -> None:
+    """``--release 4.1``: the package comes from Kafka's bundled 4.1.2 spec data, and a
+    last line says so (the JSON has it as ``spec_set``)."""
+    args = ("--bootstrap-server", tansu.bootstrap, "--timeout", "5", "--release", "4.1")
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    body, _, last = out.rpartition("usable versions judged against ")
+    assert last == "Kafka 4.1.0 (spec data of 4.1.2)\n"
+    registry_41 = generated_package(SpecSet.of_release("4.1.2")).module("registry")
+    [broker] = parse_text(body, registry_41.API_NAMES)
+    apis = broker["apis"]
+    assert isinstance(apis, dict)
+    direct = direct_api_versions_v0("127.0.0.1", tansu.port)
+    for key, (lo, hi) in direct.items():
+        assert apis[key] == (lo, hi, expected_marker(registry_41.API_KEYS.get(key), lo, hi))
+    assert registry_41.API_KEYS[0].min_version == 3  # Produce 3-13 in 4.1: Tansu's 0-11 ...
+    assert apis[0] == (direct[0][0], direct[0][1], f"usable: {min(13, direct[0][1])}")
+    code, out, err = run_cli(capsys, *args, "--json")
+    assert code == 0, err
+    assert json.loads(out)["spec_set"] == "Kafka 4.1.0 (spec data of 4.1.2)"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--release", "0.11"], "Kafka's JSON specs start at 2.4: release 0.11.0.0 has none"),
+        (["--release", "3.x"], "'3.x' is not a Kafka release"),
+    ],
+)
+def test_release_mistakes_are_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "--bootstrap-server", "127.0.0.1:9", *args)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"kafka-specgen broker-versions: {message}")
+    assert err.count("\n") == 1
 
 
 def test_json_output_holds_the_same_facts(

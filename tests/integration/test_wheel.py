@@ -1,8 +1,9 @@
 """The tool as a user installs it: a wheel, into a fresh virtual environment.
 
 The wheel must hold one import package (``kafka_specgen``) with its templates, runtime
-sources, schemas and shipped specs, and the installed command must generate exactly the
-bytes the checkout generates. Slow-ish (a venv and three dependencies): one test builds
+sources, schemas, shipped specs and the bundle of Kafka's spec history, and the installed
+command must generate exactly the bytes the checkout generates: ``generate --release 4.1``
+in an empty folder, with no spec folder anywhere. Slow-ish (a venv and three dependencies): one test builds
 everything once.
 """
 
@@ -17,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_specgen.library import generate_files
-from tests.support import genpkg
+from kafka_specgen.library import SpecSet, generate_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,6 +51,10 @@ def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> Non
             if path.suffix in (".py", ".j2", ".json") and "__pycache__" not in path.parts:
                 needed = f"{inside}/{path.relative_to(ROOT / folder).as_posix()}"
                 assert needed in names, needed
+    # the bundle of Kafka's spec sets, with its NOTICE and README
+    for path in (ROOT / "specs" / "history").iterdir():
+        assert f"kafka_specgen/specs/history/{path.name}" in names, path.name
+    assert {"kafka-specs.xz", "NOTICE"} <= {p.name for p in (ROOT / "specs" / "history").iterdir()}
     # the committed package is not shipped: commands generate what they need from specs
     assert not any(name.startswith("kafka_messages") for name in names)
 
@@ -67,23 +71,26 @@ def test_the_installed_tool_generates_what_the_checkout_generates(
         timeout=600,
         capture_output=True,
     )
-    corpus = genpkg.newest_corpus()
-    out = tmp_path / "out"
-    # A working directory of its own and no repo on the path: only the wheel is used.
+    # An empty working directory, no repo on the path and no spec folder given: only the
+    # wheel (and the spec history inside it) is used.
+    empty = tmp_path / "empty"
+    empty.mkdir()
     env = {"PATH": os.environ.get("PATH", ""), "KAFKA_SPECGEN_CACHE": str(tmp_path / "cache")}
     result = subprocess.run(
-        [str(env_dir / "bin" / "kafka-specgen"), "generate", "--specs", str(corpus)]
-        + ["--out", str(out), "--package", "from_wheel"],
-        cwd=tmp_path,
+        [str(env_dir / "bin" / "kafka-specgen"), "generate", "--release", "4.1"]
+        + ["--out", "out", "--package", "from_wheel"],
+        cwd=empty,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
+    assert "from Kafka 4.1.0 (spec data of 4.1.2)" in result.stdout
+    out = empty / "out"
     where = subprocess.run(
         [str(python), "-c", "import kafka_specgen; print(kafka_specgen.__file__)"],
-        cwd=tmp_path,
+        cwd=empty,
         env=env,
         capture_output=True,
         text=True,
@@ -93,7 +100,7 @@ def test_the_installed_tool_generates_what_the_checkout_generates(
     # The checkout's generation, formatted the same way (sharing the black cache is fine:
     # an entry is only found for identical rendered text).
     monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(tmp_path / "cache"))
-    expected = {f.path: f.text for f in generate_files([corpus], warn=False)}
+    expected = {f.path: f.text for f in generate_files(SpecSet.of_release("4.1"), warn=False)}
     written = {
         p.relative_to(out / "from_wheel").as_posix(): p.read_text(encoding="utf-8")
         for p in (out / "from_wheel").rglob("*")

@@ -163,3 +163,31 @@ def test_pipeline_target_mistakes(tmp_path: Path, extra: list[str], message: str
     result = run_without_spark(args, tmp_path)
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--release", "2.3"], "kafka-specgen pipeline: Kafka's JSON specs start at 2.4: "),
+        (["--release", "4.9"], "kafka-specgen pipeline: no bundled spec data for Kafka 4.9.0"),
+        (["--release", "trunk"], "kafka-specgen pipeline: 'trunk' is not a Kafka release"),
+    ],
+)
+def test_pipeline_release_mistakes(tmp_path: Path, extra: list[str], message: str) -> None:
+    """A decode release the bundle cannot serve: one line, before Spark starts."""
+    args = ["pipeline", "--input", str(GOLDEN), "--out", "out", *extra]
+    result = run_without_spark(args, tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(message), result.stderr
+
+
+def test_pipeline_takes_a_release_to_decode_with(tmp_path: Path) -> None:
+    """``--release 3.9`` is accepted: the run goes on until it needs Spark; with
+    ``--specs`` too, it is refused."""
+    args = ["pipeline", "--input", str(GOLDEN), "--out", "out", "--release", "3.9"]
+    result = run_without_spark(args, tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith("kafka-specgen pipeline: needs pyspark"), result.stderr
+    result = run_without_spark([*args, "--specs", "specs"], tmp_path)
+    assert result.returncode == 2
+    assert "argument --specs: not allowed with argument --release" in result.stderr

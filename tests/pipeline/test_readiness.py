@@ -16,6 +16,7 @@ from kafka_specgen.pipeline.readiness import (
     judge_rows,
     verdict,
 )
+from kafka_specgen.library import SpecSet
 from kafka_specgen.versions import Versions
 from tests.support import genpkg
 
@@ -201,14 +202,12 @@ def test_optional_apis_do_not_break_a_client() -> None:
 
 
 def test_removed_and_deprecated_versions_of_a_spec_target() -> None:
-    newest, trunk = genpkg.CORPORA / "4.3.1", genpkg.CORPORA / "trunk-2024-10"
-    if not (newest.is_dir() and trunk.is_dir()):
-        pytest.skip("no ../shared/kafka-specs")
-    removed = Target([newest]).judge_api(4, 7, "LeaderAndIsr")  # validVersions "none"
+    newest, trunk = SpecSet.of_release("4.3.1"), SpecSet.of_release("trunk-2024-10")
+    removed = Target(newest).judge_api(4, 7, "LeaderAndIsr")  # validVersions "none"
     assert not removed.supported and "was removed from Kafka in the target" in removed.reason
-    metadata = Target([trunk]).judge_api(3, 1)  # trunk deprecates Metadata v0-3
+    metadata = Target(trunk).judge_api(3, 1)  # trunk deprecates Metadata v0-3
     assert metadata.supported and "deprecated there" in metadata.reason
-    assert "deprecated" not in Target([trunk]).judge_api(3, 12).reason
+    assert "deprecated" not in Target(trunk).judge_api(3, 12).reason
 
 
 def test_the_newest_version_is_judged_against_its_own_connections_broker(

@@ -19,7 +19,6 @@ import pytest
 from tests.support import genpkg
 
 CORPUS = genpkg.CORPORA / "4.3.1"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="no ../shared/kafka-specs/4.3.1")
 
 
 @pytest.fixture(scope="module")

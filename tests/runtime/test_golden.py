@@ -2,9 +2,9 @@
 
 Every frame of every capture file must decode and re-encode to the identical bytes (header
 and body) with a package generated from the newest spec corpus that covers its version:
-kafka-python 3.0.12's set first, Apache Kafka trunk 2024-10 for versions it lacks (when
-``../shared`` is absent, the spec files inside the installed kafka-python wheel). Packages
-are generated once per session into a temporary folder.
+kafka-python 3.0.12's set first, Apache Kafka trunk 2024-10 for versions it lacks (both
+from the tool's bundle of spec sets). Packages are generated once per session into a
+temporary folder.
 
 - ``test_golden_frame``: one test per (api, direction, version, client, sample), e.g.
   ``api_versions_response_v3_librdkafka_000`` (at most ``SAMPLES`` per group);
@@ -43,16 +43,10 @@ SAMPLES = 3  # per (api, direction, version, client)
 
 def corpus_paths() -> list[tuple[str, Path]]:
     """Spec folders, newest first: (package name, folder)."""
-    shared = genpkg.CORPORA
-    if shared.is_dir():
-        found = [
-            ("golden_kp3012", shared / "kafka-python-3.0.12" / "message"),
-            ("golden_trunk", shared / "trunk-2024-10" / "message"),
-        ]
-        found = [(name, path) for name, path in found if path.is_dir()]
-        if found:
-            return found
-    return [("golden_kpwheel", genpkg.kafka_python_specs())]
+    return [
+        ("golden_kp3012", genpkg.CORPORA / genpkg.KAFKA_PYTHON_SET / "message"),
+        ("golden_trunk", genpkg.CORPORA / "trunk-2024-10" / "message"),
+    ]
 
 
 @lru_cache(maxsize=None)
@@ -372,16 +366,14 @@ def test_every_golden_frame_round_trips(packages: Any) -> None:
         if covered(f) and trailing_bytes(f, packages(corpus_for(f.api_key, f.api_version)))
     )
     assert quirks <= 5, f"{quirks} frames with trailing bytes: a client quirk or our bug?"
-    assert checked >= 1000 or not genpkg.CORPORA.is_dir()
+    assert checked >= 1000
     assert not problems, f"{len(problems)} of {checked} frames:\n" + "\n".join(problems[:30])
 
 
 def test_uncovered_frames_are_only_the_odd_api_versions() -> None:
-    """The only frames no corpus covers are the hand-made ApiVersions v5 exchange (and,
-    without ../shared, the APIs kafka-python's spec set lacks)."""
+    """The only frames no corpus covers are the hand-made ApiVersions v5 exchange."""
     uncovered = {(f.api_key, f.api_version) for f in golden_frames() if not covered(f)}
-    if genpkg.CORPORA.is_dir():
-        assert uncovered == {(18, 5)}
+    assert uncovered == {(18, 5)}
 
 
 # --- agreement with kafka-python 3.0.12 ------------------------------------------------------

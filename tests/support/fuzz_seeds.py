@@ -333,14 +333,11 @@ def golden_seeds(package: str, folder: Path = GOLDEN) -> tuple[list[Seed], int]:
 
 
 def golden_package(out_dir: Path) -> str:
-    """A package that knows every API of the captures: the newest Kafka corpus, or the
-    kafka-python wheel's specs without ../shared."""
-    from tests.support.genpkg import CORPORA, generate_package, kafka_python_specs
+    """A package that knows every API of the captures: Kafka trunk of 2024-10."""
+    from tests.support.genpkg import full_version_corpus, generate_package
 
-    trunk = CORPORA / "trunk-2024-10"
-    specs = trunk if trunk.is_dir() else kafka_python_specs()
     package = "fuzz_golden_pkg"
-    generate_package([specs], out_dir, package)
+    generate_package([full_version_corpus()], out_dir, package)
     return package
 
 

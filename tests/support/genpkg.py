@@ -2,64 +2,81 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
+from kafka_specgen import history
 from kafka_specgen.library import BUNDLED_FACTS, generate_files, load_specs
-from kafka_specgen.format import write_package
+from kafka_specgen.format import cache_dir, write_package
 from kafka_specgen.model import Message
+from kafka_specgen.release_names import Release
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
-#: Apache Kafka's specs, one folder per release (``KAFKA_SPECGEN_CORPORA`` moves it).
-CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or ROOT.parent / "shared" / "kafka-specs")
 
 
-#: Kafka's releases in the order they were cut: trunk-2024-10 came after 3.8 and before 4.0.
-RELEASES = (
-    "2.4.0",
-    "2.8.0",
-    "3.0.0",
-    "3.5.0",
-    "3.8.0",
-    "trunk-2024-10",
-    "4.0.2",
-    "4.1.2",
-    "4.2.1",
-    "4.3.1",
+def bundled_corpora() -> Path:
+    """Every spec set of the tool's bundle as a folder (``history.extract``): written once
+    per bundle version into the cache folder, then reused."""
+    digest = hashlib.sha256(history.bundle_path().read_bytes()).hexdigest()[:16]
+    folder = cache_dir() / "kafka-specs" / digest
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder.parent))
+        history.extract(staging)
+        try:
+            staging.rename(folder)
+        except OSError:  # another run got there first: its copy is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+#: Kafka's spec sets, one folder per set (``2.4.0/``, ..., ``trunk-2024-10/``,
+#: ``kafka-python-3.0.12/``): the tool's bundle, or ``KAFKA_SPECGEN_CORPORA`` if set.
+CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or bundled_corpora())
+
+_BEFORE_TRUNK = [str(r) for r in history.releases() if r < Release.parse("4.0")]
+#: Kafka's spec sets in the order they were cut: the releases oldest first, with
+#: trunk-2024-10 (the 4.0 line in the making) after 3.9.0.
+RELEASES = tuple(
+    _BEFORE_TRUNK
+    + ["trunk-2024-10"]
+    + [str(r) for r in history.releases() if str(r) not in _BEFORE_TRUNK]
 )
+#: The spec set kafka-python 3.0.12 ships (a Kafka 4.x-era set, a few files edited).
+KAFKA_PYTHON_SET = "kafka-python-3.0.12"
 
 
 def corpus_folders() -> list[Path]:
-    """Every corpus folder in ../shared/kafka-specs: the releases oldest first, then any
-    other set (kafka-python's) by name."""
-    if not CORPORA.is_dir():
-        return []
+    """Every corpus folder: the releases oldest first, then any other set (kafka-python's)
+    by name."""
     order = {name: i for i, name in enumerate(RELEASES)}
     folders = [p for p in CORPORA.iterdir() if p.is_dir()]
     return sorted(folders, key=lambda p: (order.get(p.name, len(order)), p.name))
 
 
 def newest_corpus() -> Path:
-    """The newest Kafka release's folder, or kafka-python's spec files when there is none."""
-    releases = [p for p in corpus_folders() if p.name in RELEASES]
-    return releases[-1] if releases else kafka_python_specs()
+    """The newest Kafka release's folder."""
+    return [p for p in corpus_folders() if p.name in RELEASES][-1]
 
 
 def full_version_corpus() -> Path:
     """The newest corpus that still has every version the golden captures use (Kafka 4.0
-    removed Produce v0-2, Fetch v0-3, ...): trunk-2024-10, else the newest there is."""
-    trunk = CORPORA / "trunk-2024-10"
-    return trunk if trunk.is_dir() else newest_corpus()
+    removed Produce v0-2, Fetch v0-3, ...): trunk-2024-10."""
+    return CORPORA / "trunk-2024-10"
 
 
 def kafka_python_specs() -> Path:
-    """The spec files inside the installed kafka-python (the fallback corpus)."""
+    """The spec files inside the installed kafka-python, for tests that compare with
+    kafka-python itself (the same files as the ``kafka-python-3.0.12`` set)."""
     import kafka
 
     return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"

@@ -51,15 +51,13 @@ class GoldenField:
 
 def _corpora() -> list[Path]:
     """Spec folders, newest first (trunk before kafka-python's, which is newer but has
-    dropped the oldest versions), or the specs inside the installed kafka-python."""
-    shared = genpkg.CORPORA
+    dropped the oldest versions)."""
     found = [
-        shared / "trunk-2024-10" / "message",
-        shared / "kafka-python-3.0.12" / "message",
+        genpkg.CORPORA / "trunk-2024-10" / "message",
+        genpkg.CORPORA / genpkg.KAFKA_PYTHON_SET / "message",
         *(p / "message" for p in reversed(genpkg.corpus_folders())),
     ]
-    found = [p for p in found if p.is_dir()]
-    return found or [genpkg.kafka_python_specs()]
+    return [p for p in found if p.is_dir()]
 
 
 def _versions(folder: Path, name: str) -> tuple[int, int]:

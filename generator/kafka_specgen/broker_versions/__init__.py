@@ -1,7 +1,8 @@
 """``kafka-specgen broker-versions``: which API versions each broker of a cluster speaks.
 
 Kafka's ``kafka-broker-api-versions.sh`` (KIP-97's format), judged against a spec set
-(``--specs``; by default the specs shipped with the tool). It is a user of the generated
+(``--specs``, or a Kafka release's bundled specs with ``--release``, named on a last line;
+by default the specs shipped with the tool). It is a user of the generated
 package's own blocking client: the handshake (ApiVersions at the newest version, downgraded
 as KIP-511 says), correlation and timeouts are the package's ``connection``. A Metadata
 request to the bootstrap server finds the brokers, then each broker is asked itself and
@@ -16,12 +17,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
 from .. import __version__
-from ..library import GeneratedPackage, bundled_specs, generated_package
+from ..library import GeneratedPackage, SpecSet, bundled_specs, generated_package
+from ..spec_options import add_spec_options, chosen_spec_set
 
 CLIENT_ID = "kafka-specgen"
 SOFTWARE_NAME = "kafka-specgen"
@@ -71,13 +72,11 @@ def register(commands: Any) -> None:
         metavar="S",
         help="seconds to wait for each connection and each reply (default 10)",
     )
-    parser.add_argument(
-        "--specs",
-        action="append",
-        type=Path,
-        metavar="PATH",
-        help="judge usability with a package generated from these specs (a folder or "
-        ".zip/.jar; repeatable; generated once and cached); default: the shipped specs",
+    add_spec_options(
+        parser,
+        "judge usability with a package generated from these specs (a folder or "
+        ".zip/.jar; repeatable; generated once and cached); default: the shipped specs, "
+        "which have ApiVersions, Metadata and UpdateFeatures",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(func=run)
@@ -88,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         host, port = parse_address(args.bootstrap_server)
         if not args.timeout > 0:
             raise BrokerVersionsError(f"--timeout must be positive, not {args.timeout}")
-        pkg = Package(generated_package(args.specs or [bundled_specs()]))
+        specs = chosen_spec_set(args) or SpecSet("the tool's own specs", (bundled_specs(),))
+        pkg = Package(generated_package(specs), specs)
         reports = collect(pkg, host, port, args.timeout)
     except (BrokerVersionsError, SpecError) as exc:
         print(f"kafka-specgen broker-versions: {exc}", file=sys.stderr)
@@ -97,13 +97,17 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(pkg, reports), indent=2))
     else:
         print(as_text(pkg, reports), end="")
+        if specs.bundled:
+            print(f"usable versions judged against {specs.label}")
     return 0
 
 
 class Package:
     """The modules of the generated package this command speaks with."""
 
-    def __init__(self, package: GeneratedPackage) -> None:
+    def __init__(self, package: GeneratedPackage, specs: SpecSet | None = None) -> None:
+        self.specs = specs
+        """The spec set the package was generated from (its label goes in the output)."""
         module = package.module
         self.registry = module("registry")
         missing = [
@@ -302,6 +306,7 @@ def feature_lines(report: BrokerReport, metadata_versions: dict[int, str]) -> li
 
 def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
     return {
+        "spec_set": None if pkg.specs is None else pkg.specs.label,
         "brokers": [
             {
                 "node_id": r.node_id,
@@ -322,5 +327,5 @@ def as_json(pkg: Package, reports: list[BrokerReport]) -> dict[str, Any]:
                 "apis": api_rows(pkg, r),
             }
             for r in reports
-        ]
+        ],
     }

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..library import load_specs
+from ..library import SpecSource, load_specs, spec_set
 from ..model import Field, Message, Struct
 from ..versions import MAX_VERSION, Versions, VersionSet
 from .changes import MessageDiff, SpecDiff
@@ -437,10 +437,14 @@ def diff_models(
     return SpecDiff(old_label, new_label, result)
 
 
-def load_model(path: Path) -> list[Message]:
-    """The model of a spec folder, file or zip/jar, as ``generate`` builds it."""
-    return load_specs([path], warn=False)[0]
+def load_model(specs: Path | SpecSource) -> list[Message]:
+    """The model of a spec folder, file or zip/jar (or any spec set), as ``generate``
+    builds it."""
+    return load_specs(spec_set(specs), warn=False)[0]
 
 
-def diff_paths(old: Path, new: Path) -> SpecDiff:
-    return diff_models(load_model(old), load_model(new), str(old), str(new))
+def diff_paths(old: Path | SpecSource, new: Path | SpecSource) -> SpecDiff:
+    """Compare two spec sets: paths or ``library.SpecSet`` (e.g. two bundled releases),
+    each labelled as commands print it."""
+    old_set, new_set = spec_set(old), spec_set(new)
+    return diff_models(load_model(old_set), load_model(new_set), old_set.label, new_set.label)

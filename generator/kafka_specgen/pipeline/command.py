@@ -2,7 +2,8 @@
 
 ::
 
-    kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH] [--master URL]
+    kafka-specgen pipeline --input PATH [PATH ...] --out DIR [--specs PATH | --release X.Y]
+                           [--master URL]
                            [--target-release X.Y | --target-specs PATH] [--fail-on-unready]
                            [--report] [--no-records]
 
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..spec_options import add_spec_options, chosen_spec_set
 from .inputs import InputError, check_inputs
 from .report import REPORT
 from .tables import all_tables
@@ -30,8 +32,8 @@ def register(commands: Any) -> None:
         help="decode captured traffic (capture files, pcap) into Parquet tables with Spark",
         description="Read capture files and pcap/pcapng, decode every Kafka frame with a "
         "generated package, and write Parquet tables under --out. PySpark; local mode by "
-        "default. Decode with Kafka's whole spec set (--specs): the tool's own specs have 3 "
-        "APIs.",
+        "default. Decode with Kafka's whole spec set (--release X.Y, or --specs): the tool's "
+        "own specs have 3 APIs.",
         epilog="tables: "
         + "; ".join(f"{t.name}/: {t.about}" for t in all_tables())
         + f". batches/ and record_usage/ unless --no-records, readiness/ with "
@@ -52,13 +54,10 @@ def register(commands: Any) -> None:
         metavar="DIR",
         help="where the tables go (each table is replaced)",
     )
-    parser.add_argument(
-        "--specs",
-        action="append",
-        type=Path,
-        metavar="PATH",
-        help="decode with a package generated from these specs (a folder or "
-        ".zip/.jar; repeat to merge); default: the specs shipped with kafka-specgen",
+    add_spec_options(
+        parser,
+        "decode with a package generated from these specs (a folder or .zip/.jar; repeat to "
+        "merge); default: the specs shipped with kafka-specgen (3 APIs)",
     )
     parser.add_argument(
         "--master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)"
@@ -115,6 +114,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         )
         return 2
     try:
+        specs = chosen_spec_set(args)
         check_inputs(args.input)
         if args.target_release:
             from .readiness import Target
@@ -128,7 +128,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     summary = run_pipeline(
         args.input,
         args.out,
-        specs=args.specs,
+        specs=specs,
         master=args.master,
         broker_ports=args.broker_ports,
         progress=not args.quiet,

@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from ..library import SpecSource, spec_set
 from .inputs import check_inputs
 from .readiness import Target, Verdict
 from .report import REPORT
@@ -61,6 +62,8 @@ class Summary:
     startup_s: float = 0.0
     total_s: float = 0.0
     tables: list[str] = field(default_factory=list)
+    spec_set: str = ""
+    """The spec set the package was generated from (its label)."""
 
     def exit_status(self, fail_on_unready: bool = False) -> int:
         """1 if something was lost, or (``fail_on_unready``) a client would break on the
@@ -87,6 +90,7 @@ class Summary:
                 f"{self.record_usage_rows} rows"
             )
         lines += [
+            f"  decoded with: {self.spec_set}",
             f"  conformance: {self.reencoded_equal}/{decoded} re-encoded byte-exact "
             f"({pct:.1f} %), {self.mismatches} mismatches, {self.conformance_rows} "
             "api/direction/version rows",
@@ -96,8 +100,9 @@ class Summary:
         if self.unknown_api_errors * 2 > self.frames_read:
             lines.append(
                 f"  hint: {self.unknown_api_errors} of {self.frames_read} frames are of APIs "
-                "the package has no codec for: decode with Kafka's whole spec set, --specs "
-                "PATH (e.g. clients/src/main/resources/common/message of a Kafka checkout)"
+                "the package has no codec for: decode with Kafka's whole spec set, --release "
+                "X.Y (e.g. --release 3.9) or --specs PATH (e.g. "
+                "clients/src/main/resources/common/message of a Kafka checkout)"
             )
         if self.messages_without_schema:
             lines.append(
@@ -161,13 +166,13 @@ def run_pipeline(
     inputs: Sequence[str | Path],
     out: str | Path,
     *,
-    specs: Sequence[Path] | None = None,
+    specs: SpecSource | None = None,
     master: str | None = None,
     broker_ports: str = "",
     progress: bool = True,
     spark: Any = None,
     workdir: Path | None = None,
-    target_specs: Sequence[Path] | None = None,
+    target_specs: SpecSource | None = None,
     records: bool = True,
     report: bool = False,
     target_release: str | None = None,
@@ -232,7 +237,7 @@ def _run(
     spark: Any,
     inputs: Sequence[str | Path],
     out: Path,
-    specs: Sequence[Path] | None,
+    specs: SpecSource | None,
     broker_ports: str,
     workdir: Path,
     prog: Progress,
@@ -247,14 +252,11 @@ def _run(
     from ..spark_schema import spark_schemas
 
     started = time.monotonic()
-    spec_paths = list(specs) if specs else [bundled_specs()]
-    package = generated_package(spec_paths)
-    schemas = spark_schemas(load_specs(spec_paths, warn=False)[0])
+    chosen = spec_set(specs if specs else [bundled_specs()])
+    package = generated_package(chosen)
+    schemas = spark_schemas(load_specs(chosen, warn=False)[0])
     ship(spark, package, workdir)
-    prog.say(
-        f"decoding with package {package.name}"
-        + (f" (from {', '.join(map(str, specs))})" if specs else "")
-    )
+    prog.say(f"decoding with package {package.name}" + (f" (from {chosen.label})" if specs else ""))
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
     batch_counter = sc.accumulator(0)
@@ -339,6 +341,7 @@ def _run(
         decode_s=round(decode_s, 3),
         job_s=round(time.monotonic() - started, 3),
         tables=[f"{name}/" for name in written],
+        spec_set=chosen.label if specs else f"the tool's own specs ({chosen.label})",
     )
 
 

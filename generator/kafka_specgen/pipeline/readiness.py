@@ -37,7 +37,7 @@ from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 from .. import broker_releases
 from ..facts import split_raws, build_facts
 from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
-from ..library import bundled_specs, load_specs
+from ..library import SpecSource, bundled_specs, load_specs, spec_set
 from ..load import load_paths
 from ..versions import Versions
 
@@ -108,10 +108,10 @@ class Target:
     """A target's request versions per api key: from a spec set, or (``release``) the
     ranges a broker of a Kafka release accepts."""
 
-    def __init__(self, specs: Sequence[Path | str], label: str | None = None) -> None:
-        paths = [Path(p) for p in specs]
-        messages, _ = load_specs(paths, warn=False)
-        self.label = label or ", ".join(str(p) for p in paths)
+    def __init__(self, specs: SpecSource, label: str | None = None) -> None:
+        chosen = spec_set(specs)
+        messages, _ = load_specs(chosen, warn=False)
+        self.label = label or chosen.label
         self.requests: dict[int, tuple[str, Versions]] = {
             m.api_key: (m.api_name, Versions(1, 0) if m.removed else m.valid_versions)
             for m in messages
