@@ -14,8 +14,8 @@ Sources, by row (``tools/release_data.py`` says which row takes which):
 
     python tools/release_table.py --corpora DIR [--check]
 
-``--corpora`` is a folder of spec sets named like ``3.8.0`` (default: ``KAFKA_SPECGEN_CORPORA``
-or ``../shared/kafka-specs``); a row takes the set of its release line at or above its
+``--corpora`` is a folder of spec sets named like ``3.8.0`` (default: ``KAFKA_SPECGEN_CORPORA``,
+else the tool's bundled history, extracted into a temporary folder); a row takes the set of its release line at or above its
 release. ``--check`` writes nothing and exits 1 if the table on disk differs.
 """
 
@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import release_data as data  # noqa: E402
+from kafka_specgen import history  # noqa: E402
 from kafka_specgen.library import load_specs  # noqa: E402
 from kafka_specgen.release_names import Release  # noqa: E402
 
@@ -267,17 +269,25 @@ def table_text(corpora: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    default = os.environ.get("KAFKA_SPECGEN_CORPORA") or ROOT.parent / "shared" / "kafka-specs"
+    default = os.environ.get("KAFKA_SPECGEN_CORPORA")
     parser.add_argument(
-        "--corpora", type=Path, default=Path(default), help="folder of spec sets (3.8.0, ...)"
+        "--corpora",
+        type=Path,
+        default=Path(default) if default else None,
+        help="folder of spec sets (3.8.0, ...); default: the bundled history",
     )
     parser.add_argument(
         "--check", action="store_true", help="exit 1 if the table differs; write nothing"
     )
     args = parser.parse_args(argv)
-    if not args.corpora.is_dir():
+    if args.corpora is None:
+        with tempfile.TemporaryDirectory() as folder:
+            history.extract(folder)
+            text = table_text(Path(folder))
+    elif not args.corpora.is_dir():
         raise SystemExit(f"release_table: no folder {args.corpora} (give --corpora)")
-    text = table_text(args.corpora)
+    else:
+        text = table_text(args.corpora)
     if args.check:
         same = TABLE.is_file() and TABLE.read_text(encoding="utf-8") == text
         print(f"{TABLE.relative_to(ROOT)}: {'up to date' if same else 'differs'}")
