@@ -33,13 +33,14 @@ from __future__ import annotations
 import copy
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 from .facts import is_facts
 from .load import RawSpec
 from .release_names import Release, ReleaseNameError
-from .union_message import Definition, MessageUnion, Superseded
-from .union_tree import UnionError, versions_of
+from .union_message import Definition, MessageUnion, PlanCache, Superseded
+from .union_tree import OPEN_END, UnionError, versions_of
 
 Identity = tuple[str, str, int] | tuple[str, str]
 
@@ -56,12 +57,18 @@ class EarlyAccess:
     why: str
 
     def covers(self, name: str, release: str) -> bool:
-        try:
-            which = Release.parse(release)
-        except ReleaseNameError:
+        which, first, last = _release(release), _release(self.first), _release(self.last)
+        if which is None or first is None or last is None:
             return False
-        inside = Release.parse(self.first) <= which <= Release.parse(self.last)
-        return inside and name in self.names
+        return name in self.names and first <= which <= last
+
+
+@lru_cache(maxsize=None)
+def _release(name: str) -> Release | None:
+    try:
+        return Release.parse(name)
+    except ReleaseNameError:
+        return None
 
 
 # fmt: off
@@ -119,8 +126,9 @@ def build_union(sets: Sequence[tuple[str, Sequence[RawSpec]]]) -> SpecUnion:
     specs: list[RawSpec] = []
     superseded: list[Superseded] = []
     owners: dict[str, dict[int, str]] = {}
+    plans = PlanCache()
     for key in sorted(definitions, key=repr):
-        merged = MessageUnion(definitions[key], last_index=len(sets) - 1)
+        merged = MessageUnion(definitions[key], len(sets) - 1, plans)
         specs.append(merged.spec())
         superseded += merged.superseded
         owners[str(specs[-1].data["name"])] = {v: d.release for v, d in merged.owners.items()}
@@ -258,6 +266,8 @@ def collect_definitions(
     for index, (release, raws) in enumerate(sets):
         unstable = unstable_versions(raws)
         for raw, mapping in modernise(raws, modern):
+            if max(mapping, default=0) >= OPEN_END:
+                raise UnionError(f"{release}: {raw.source}: versions above {OPEN_END - 1}")
             key = identity(raw)
             if found[key] and found[key][-1].index == index:
                 other = found[key][-1].raw.source

@@ -19,9 +19,10 @@ from .errors import each
 from .load import RawSpec
 from .model import Message
 from .model_builder import build_messages
-from .plan import FieldPlan, StructPlan, plan_message
+from .plan import plan_message
 from .schema import validate_spec
 from .union import EARLY_ACCESS, Identity, Modern, identity, modernise, unstable_versions
+from .wire_diff import difference
 
 
 @dataclass
@@ -113,55 +114,3 @@ def _targets(
         for version, union_version in mapping.items():
             result[(str(raw.data["name"]), version)] = (identity(raw), union_version)
     return result
-
-
-# --- wire layouts of plans --------------------------------------------------------------------
-
-
-def _kind(p: FieldPlan) -> str:
-    ftype = p.field.type
-    if ftype.is_struct:
-        return "struct"
-    if ftype.is_struct_array:
-        return "[]struct"
-    return ftype.text.replace("records", "bytes")
-
-
-def _describe(p: FieldPlan) -> str:
-    facts = [_kind(p)]
-    facts += ["compact"] if p.compact else []
-    facts += ["nullable"] if p.nullable else []
-    return " ".join(facts)
-
-
-def difference(release: StructPlan, union: StructPlan, path: str) -> str | None:
-    """None when bytes of ``release``'s layout read right with ``union``'s; else where and
-    how they first differ."""
-    if release.flexible != union.flexible:
-        return f"{path}: flexible {release.flexible} in the release, {union.flexible} in the union"
-    if len(release.regular) != len(union.regular):
-        names = [p.field.name for p in release.regular]
-        union_names = [p.field.name for p in union.regular]
-        return f"{path}: fields {names} in the release, {union_names} in the union"
-    for mine, theirs in zip(release.regular, union.regular):
-        problem = _field_difference(mine, theirs, f"{path}.{mine.field.name}")
-        if problem:
-            return problem
-    tagged = {p.field.tag: p for p in union.tagged}
-    for mine in release.tagged:
-        where = f"{path}.{mine.field.name} (tag {mine.field.tag})"
-        match = tagged.get(mine.field.tag)
-        if match is None:
-            return f"{where}: not a tagged field of the union"
-        problem = _field_difference(mine, match, where)
-        if problem:
-            return problem
-    return None
-
-
-def _field_difference(release: FieldPlan, union: FieldPlan, path: str) -> str | None:
-    if _describe(release) != _describe(union):
-        return f"{path}: {_describe(release)} in the release, {_describe(union)} in the union"
-    if release.child is not None and union.child is not None:
-        return difference(release.child, union.child, path)
-    return None

@@ -8,24 +8,42 @@ differently is a conflict), merges the owners' trees newest first and writes the
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from .load import RawSpec
+from .model_builder import MessageBuilder
+from .plan import StructPlan, plan_message
 from .union_tree import (
-    Layout,
     Merger,
     TreeStruct,
     UnionError,
     common_structs,
     emit_common,
     emit_fields,
-    layout,
     parse_tree,
     struct_presence,
     versions_of,
 )
 from .versions import VersionSet, Versions, version_ranges
+from .wire_diff import difference, same_layout
+
+Plans = dict[int, StructPlan]
+"""A message's root plan at each of its versions."""
+
+
+class PlanCache:
+    """Each spec's plans, built once per distinct spec: releases repeat most files."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Plans] = {}
+
+    def __call__(self, raw: RawSpec) -> Plans:
+        key = json.dumps([raw.source, raw.data], sort_keys=True)
+        if key not in self.known:
+            self.known[key] = plan_message(MessageBuilder(raw).build()).root
+        return self.known[key]
 
 
 @dataclass(frozen=True)
@@ -72,12 +90,12 @@ class Superseded:
 
 
 class MessageUnion:
-    def __init__(self, definitions: list[Definition], last_index: int) -> None:
+    def __init__(self, definitions: list[Definition], last_index: int, plans: PlanCache) -> None:
         self.definitions = definitions
         self.last_index = last_index
         self.defined = [d for d in definitions if d.versions]
         self.owners = self.pick_owners()
-        self.trees = {id(d): parse_tree(d.raw.data, d.versions) for d in self.defined}
+        self.plans = {id(d): plans(d.raw) for d in self.defined}
         self.superseded = self.check_others()
 
     def pick_owners(self) -> dict[int, Definition]:
@@ -88,8 +106,11 @@ class MessageUnion:
             owners[version] = (vouched or candidates)[-1]
         return owners
 
-    def layout(self, d: Definition, version: int) -> Layout:
-        return layout(self.trees[id(d)], version, d.flexible(version))
+    def reads(self, d: Definition, version: int) -> bool:
+        """Whether bytes of ``d``'s layout of ``version`` read right with its owner's."""
+        owner = self.owners[version]
+        plans = self.plans[id(owner)][version], self.plans[id(d)][version]
+        return difference(plans[1], plans[0], d.origin) is None
 
     def check_others(self) -> list[Superseded]:
         superseded = []
@@ -98,7 +119,7 @@ class MessageUnion:
                 owner = self.owners[version]
                 if owner is d:
                     continue
-                same = self.layout(owner, version).decodes(self.layout(d, version))
+                same = self.reads(d, version)
                 if not d.vouches(version):
                     reason = "early access" if d.early else "unstable"
                     superseded.append(
@@ -117,25 +138,29 @@ class MessageUnion:
             return self.definitions[-1].raw
         order = sorted({id(d): d for d in self.owners.values()}.values(), key=lambda d: -d.index)
         base = order[0]
-        merger = Merger(self.trees[id(base)], self.owned(base))
+        merger = Merger(self.tree(base), self.owned(base))
         done = set(self.owned(base))
         for d in order[1:]:
-            shared = frozenset(
-                v
-                for v in d.versions & done
-                if self.layout(self.owners[v], v).decodes(self.layout(d, v))
-            )
-            merger.merge(self.trees[id(d)], shared, self.owned(d))
+            shared = frozenset(v for v in d.versions & done if self.reads(d, v))
+            merger.merge(self.tree(d), shared, self.owned(d))
             done |= self.owned(d)
-        self.verify(merger.root)
-        return RawSpec(base.raw.source, self.message_data(base, merger.root), (), self.notes(base))
+        result = RawSpec(
+            base.raw.source, self.message_data(base, merger.root), (), self.notes(base)
+        )
+        self.verify(result)
+        return result
+
+    def tree(self, d: Definition) -> TreeStruct:
+        return parse_tree(d.raw.data, d.versions)
 
     def owned(self, d: Definition) -> frozenset[int]:
         return frozenset(v for v, owner in self.owners.items() if owner is d)
 
-    def verify(self, root: TreeStruct) -> None:
+    def verify(self, raw: RawSpec) -> None:
+        """The merged spec lays out each version exactly as its owner does."""
+        merged = plan_message(MessageBuilder(raw).build()).root
         for version, owner in sorted(self.owners.items()):
-            if layout(root, version, owner.flexible(version)) != self.layout(owner, version):
+            if not same_layout(merged[version], self.plans[id(owner)][version]):
                 raise UnionError(
                     f"{owner.origin} v{version}: the merged fields differ from Kafka "
                     f"{owner.release}'s (fields reordered between releases?)"

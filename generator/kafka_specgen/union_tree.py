@@ -4,16 +4,18 @@ A spec says where a field is with version ranges cut by its parents'; a tree spe
 out as sets, so that definitions from several Kafka releases can be laid side by side and
 merged: the union tree holds, for every version, the fields of the release that owns that
 version, in that release's order, under the newest release's names. ``emit_fields`` writes
-a tree back as spec JSON, with the simplest version ranges that say the same.
+a tree back as spec JSON, with the simplest version ranges that say the same. (What a
+version puts on the wire is the plans' business: ``wire_diff`` compares them.)
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from .versions import MAX_VERSION, Versions
+from .versions import Versions
 
 Versionset = frozenset[int]
 
@@ -49,12 +51,6 @@ class TreeField:
             return prefix + "struct"
         return text.replace("records", "bytes")
 
-    def compact(self, version: int, flexible: bool) -> bool:
-        own = self.spec.get("flexibleVersions")
-        return version in self.tagged or (
-            flexible and (own is None or version in Versions.parse(str(own)))
-        )
-
 
 @dataclass(eq=False)
 class TreeStruct:
@@ -65,16 +61,19 @@ class TreeStruct:
     """A common struct's JSON without ``fields``; empty for an inline struct."""
 
 
+@lru_cache(maxsize=None)
 def versions_of(text: Any) -> Versionset:
-    """The versions a spec's version string names, below ``MAX_VERSION`` only when bounded."""
+    """The versions a spec's version string names (an open range ``N+`` up to
+    ``OPEN_END``)."""
     parsed = Versions.parse(str(text))
     if parsed.empty:
         return frozenset()
-    return frozenset(range(parsed.lo, min(parsed.hi, _OPEN_END) + 1))
+    return frozenset(range(parsed.lo, min(parsed.hi, OPEN_END) + 1))
 
 
-#: Open ranges (``N+``) are cut here: no Kafka spec comes near it, and sets stay small.
-_OPEN_END = 999
+#: Where open ranges (``N+``) are cut: above every message version (``validVersions`` is
+#: always bounded, and ``union`` refuses one above this), so sets stay small.
+OPEN_END = 127
 
 
 def parse_tree(data: dict[str, Any], versions: Versionset) -> TreeStruct:
@@ -116,54 +115,6 @@ def parse_tree(data: dict[str, Any], versions: Versionset) -> TreeStruct:
     return struct(str(data["name"]), data.get("fields", []), versions)
 
 
-# --- wire layouts ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What is on the wire for one struct at one version: its regular fields in order and
-    its tagged fields by tag (each a wire type, compact, nullable, and a nested layout)."""
-
-    regular: tuple[tuple[str, bool, bool, Layout | None], ...]
-    tagged: tuple[tuple[int, tuple[str, bool, bool, Layout | None]], ...]
-
-    def decodes(self, older: Layout) -> bool:
-        """Whether bytes laid out as ``older`` read right with this layout: the same regular
-        fields, and every tagged field of ``older`` here with the same tag (a release may
-        add tagged fields to a version without bumping it)."""
-        if len(self.regular) != len(older.regular):
-            return False
-        if not all(_entry_decodes(a, b) for a, b in zip(self.regular, older.regular)):
-            return False
-        mine = dict(self.tagged)
-        return all(tag in mine and _entry_decodes(mine[tag], entry) for tag, entry in older.tagged)
-
-
-def _entry_decodes(
-    new: tuple[str, bool, bool, Layout | None], old: tuple[str, bool, bool, Layout | None]
-) -> bool:
-    if new[:3] != old[:3]:
-        return False
-    if new[3] is None or old[3] is None:
-        return new[3] is old[3]
-    return new[3].decodes(old[3])
-
-
-def layout(struct: TreeStruct, version: int, flexible: bool) -> Layout:
-    regular = []
-    tagged = []
-    for f in struct.fields:
-        if version not in f.present:
-            continue
-        child = layout(f.struct, version, flexible) if f.struct is not None else None
-        entry = (f.kind, f.compact(version, flexible), version in f.nullable, child)
-        if version in f.tagged:
-            tagged.append((f.tag if f.tag is not None else -1, entry))
-        else:
-            regular.append(entry)
-    return Layout(tuple(regular), tuple(sorted(tagged, key=lambda t: t[0])))
-
-
 # --- merging -----------------------------------------------------------------------------
 
 
@@ -177,6 +128,9 @@ class Merger:
 
     def __init__(self, root: TreeStruct, owned: Versionset) -> None:
         self.commons: dict[int, TreeStruct] = {}
+        """A merged tree's common structs (by id) -> the union's they went into."""
+        self.named: dict[str, TreeStruct] = {}
+        """The union's common structs by name."""
         self.partners: dict[tuple[int, int], dict[int, TreeField]] = {}
         self.root = self.copy_struct(root, owned)
 
@@ -268,6 +222,8 @@ class Merger:
         result = TreeField(copy.deepcopy(f.spec), set(owned), f.nullable & owned, f.tagged & owned)
         if f.struct is not None:
             known = self.commons.get(id(f.struct))
+            if known is None and f.struct.common:
+                known = self.named.get(f.struct.name)
             if known is not None and known.common:
                 self.merge_struct(known, f.struct, frozenset(), owned)
                 result.struct = known
@@ -281,6 +237,7 @@ class Merger:
         result = TreeStruct(struct.name, struct.common, spec=copy.deepcopy(struct.spec))
         if struct.common:
             self.commons[id(struct)] = result
+            self.named.setdefault(struct.name, result)
         for f in struct.fields:
             mine = frozenset(f.present) & owned
             if mine or not f.present:
@@ -353,9 +310,13 @@ def _emit_field(f: TreeField, where: set[int], care: dict[int, set[int]]) -> dic
     versions = version_text(f.present, where, declared, open_ended=bool(f.tagged))
     if "versions" in spec or f.tagged != f.present:
         spec["versions"] = versions
-    if f.nullable:
-        text = version_text(f.nullable, f.present, spec.get("nullableVersions"))
-        spec["nullableVersions"] = versions if f.nullable == f.present else text
+    if f.nullable == f.present and f.present:
+        # nullable wherever present: the declared text still does if it covers the versions
+        # (a null default needs every declared version nullable)
+        if not versions_of(spec.get("nullableVersions", "none")) >= versions_of(versions):
+            spec["nullableVersions"] = versions
+    elif f.nullable:
+        spec["nullableVersions"] = version_text(f.nullable, f.present, spec.get("nullableVersions"))
     elif "nullableVersions" in spec and versions_of(spec["nullableVersions"]) & f.present:
         del spec["nullableVersions"]
     if f.tagged:
@@ -382,21 +343,3 @@ def emit_common(struct: TreeStruct, care: dict[int, set[int]]) -> dict[str, Any]
         spec["versions"] = version_text(where, where, spec.get("versions"))
     spec["fields"] = emit_fields(struct, care)
     return spec
-
-
-__all__ = [
-    "Layout",
-    "MAX_VERSION",
-    "Merger",
-    "TreeField",
-    "TreeStruct",
-    "UnionError",
-    "common_structs",
-    "emit_common",
-    "emit_fields",
-    "layout",
-    "parse_tree",
-    "struct_presence",
-    "version_text",
-    "versions_of",
-]

@@ -122,6 +122,33 @@ def test_renamed_fields_and_structs_take_the_newest_names() -> None:
     assert only["about"] == "The newest text."
 
 
+def test_common_structs_stay_shared_when_a_removed_field_uses_one() -> None:
+    part = {"name": "Part", "versions": "0+", "fields": [field("Id", "int32", "0+")]}
+    old = api(
+        7,
+        "Move",
+        "0-1",
+        [field("Kept", "[]Part", "0+"), field("Gone", "[]Part", "0")],
+        commonStructs=[part],
+    )
+    new = api(
+        7,
+        "Move",
+        "1-2",
+        [field("Kept", "[]Part", "0+"), field("Extra", "int8", "2+")],
+        commonStructs=[part],
+    )
+    specs = merged(("3.9.0", old), ("4.0.0", new))
+    request = specs["MoveRequest"].data
+    assert [c["name"] for c in request["commonStructs"]] == ["Part"]
+    assert [(f["name"], f["type"], f["versions"]) for f in request["fields"]] == [
+        ("Kept", "[]Part", "0+"),
+        ("Gone", "[]Part", "0"),
+        ("Extra", "int8", "2+"),
+    ]
+    assert wire_names(specs, "MoveRequest", 0) == ["Kept", "Gone"]
+
+
 def test_a_renamed_api_is_one_message_under_its_newest_name() -> None:
     old = api(2, "ListOffset", "0-1", [field("A", "int32", "0+")])
     new = api(2, "ListOffsets", "0-2", [field("A", "int32", "0+")])

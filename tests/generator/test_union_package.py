@@ -21,15 +21,12 @@ import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kafka_specgen.catalog import module_name
 from kafka_specgen.model import Message
 from kafka_specgen.selection import Selection
 from tests.generator.test_corpora import Corpus, roundtrip, sweep
