@@ -105,6 +105,8 @@ EARLY_ACCESS: tuple[EarlyAccess, ...] = (
 
 @dataclass(frozen=True)
 class SpecUnion:
+    """The union's specs and what ``build_union`` decided on the way."""
+
     specs: list[RawSpec]
     superseded: tuple[Superseded, ...]
     owners: dict[str, dict[int, str]]

@@ -90,6 +90,9 @@ class Superseded:
 
 
 class MessageUnion:
+    """The definitions of one message in every release that has it, oldest first: who owns
+    each version, what was superseded, and (``spec``) the merged spec."""
+
     def __init__(self, definitions: list[Definition], last_index: int, plans: PlanCache) -> None:
         self.definitions = definitions
         self.last_index = last_index
@@ -109,8 +112,8 @@ class MessageUnion:
     def reads(self, d: Definition, version: int) -> bool:
         """Whether bytes of ``d``'s layout of ``version`` read right with its owner's."""
         owner = self.owners[version]
-        plans = self.plans[id(owner)][version], self.plans[id(d)][version]
-        return difference(plans[1], plans[0], d.origin) is None
+        mine, theirs = self.plans[id(d)][version], self.plans[id(owner)][version]
+        return difference(mine, theirs, d.origin) is None
 
     def check_others(self) -> list[Superseded]:
         superseded = []
