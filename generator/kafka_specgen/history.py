@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from .load import RawSpec, parse_spec_text
 from .release_names import Release, ReleaseNameError
 from .resources import package_folder
+from .union import union_specs
 
 BUNDLE_FILE = "kafka-specs.xz"
 FORMAT = 1
@@ -252,18 +253,8 @@ def release_data(name: str | Release) -> ReleaseData:
 def all_specs() -> list[RawSpec]:
     """``--release all``: one spec set that decodes every version of every API and record
     format that any bundled release defines, the older releases providing what newer ones
-    removed.
-
-    THE ONE PLACE ``all`` IS BUILT. It needs ``kafka_specgen.union.union_specs`` (input:
-    ``[(set name, [RawSpec, ...]), ...]``, oldest release first; output: ``list[RawSpec]``),
-    which is not merged yet; when it is, this becomes::
-
-        return union_specs([(str(r), set_specs(str(r))) for r in releases()])
-    """
-    raise HistoryError(
-        "--release all is not available yet (the merge of every release's specs is not "
-        "in this version); give one release, e.g. --release 3.9"
-    )
+    removed (``union.union_specs``; trunk and kafka-python's set are not releases)."""
+    return union_specs([(str(r), set_specs(str(r))) for r in releases()])
 
 
 def extract(dest: Path | str, names: Sequence[str] | None = None) -> dict[str, Path]:

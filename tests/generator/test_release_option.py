@@ -151,3 +151,26 @@ def test_a_generated_package_from_a_release(
     assert registry.API_KEYS[11].min_version == 2  # JoinGroup: 4.0.0 dropped v0-1
     again = generated_package(SpecSet.of_release("4.0"))
     assert again == package
+
+
+def test_generate_release_all_holds_every_version_of_every_release(tmp_path: Path) -> None:
+    """``--release all``: Produce from v0 (gone in 4.0) to 4.3's v13, the ZooKeeper-era
+    LeaderAndIsr, and ListOffsets v0's MaxNumOffsets (a field 4.0 dropped), in one package
+    whose summary names what it holds."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["generate", "--release", "all", "--out", str(tmp_path)]) == 0
+    assert "from every Kafka release, 2.4.0 to 4.3.1 in " in printed.getvalue()
+    package = generated_package(SpecSet.of_release("all"))
+    produce = package.module("produce").ProduceRequest
+    assert (produce.MIN_VERSION, produce.MAX_VERSION) == (0, 13)
+    assert package.module("registry").api_name(4) == "LeaderAndIsr"
+    offsets = package.module("list_offsets")
+    partition = offsets.ListOffsetsRequestListOffsetsPartition(partition_index=3, max_num_offsets=7)
+    request = offsets.ListOffsetsRequest(
+        topics=[offsets.ListOffsetsRequestListOffsetsTopic(name="t", partitions=[partition])]
+    )
+    assert offsets.ListOffsetsRequest.decode(request.encode(0), 0) == request
+    assert (tmp_path / "kafka_messages" / "produce.py").read_bytes() == (
+        package.path / "produce.py"
+    ).read_bytes().replace(package.name.encode(), b"kafka_messages")
