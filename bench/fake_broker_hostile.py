@@ -397,6 +397,13 @@ def scenario_gzip_bomb(legacy: GeneratedPackage) -> dict[str, Any]:
     return bomb(legacy, gzip_bomb(), 2, LEGACY)
 
 
+def scenario_gzip_under_cap(legacy: GeneratedPackage) -> dict[str, Any]:
+    """The worst a message set can cost within the default cap: 3.9 MiB of null messages."""
+    one = legacy_message(0, 0, None)
+    inner = one * ((4 << 20) // len(one) - 1000)
+    return bomb(legacy, legacy_message(0, 1, gzip(inner)), 2, LEGACY)
+
+
 def scenario_gzip_bomb_x3(legacy: GeneratedPackage) -> dict[str, Any]:
     return bomb(legacy, gzip_bomb() * 3, 2, LEGACY)
 
@@ -469,6 +476,7 @@ SCENARIOS: dict[str, tuple[str, Callable[[GeneratedPackage], dict[str, Any]]]] =
     "create_topics": ("newest", scenario_create_topics),
     "gzip_bomb": ("legacy", scenario_gzip_bomb),
     "gzip_bomb_x3": ("legacy", scenario_gzip_bomb_x3),
+    "gzip_under_cap": ("legacy", scenario_gzip_under_cap),
     "nested_wrappers": ("legacy", scenario_nested_wrappers),
     "lz4_bomb": ("legacy", scenario_lz4_bomb),
     "zstd_bomb": ("newest", scenario_zstd_bomb),

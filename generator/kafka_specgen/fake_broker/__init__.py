@@ -39,7 +39,7 @@ from typing import Any
 
 from .apikeys import ApiKey
 from .call import Call
-from .cluster import FakeBrokerError, FakeCluster
+from .cluster import ConnectionInfo, FakeBrokerError, FakeCluster
 from .dispatch import DISCONNECT
 from .limits import Limits
 from .waiting import Signal, Wait
@@ -48,6 +48,7 @@ __all__ = [
     "DISCONNECT",
     "ApiKey",
     "Call",
+    "ConnectionInfo",
     "FakeBrokerError",
     "FakeCluster",
     "Limits",

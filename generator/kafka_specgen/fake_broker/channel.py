@@ -141,6 +141,11 @@ class Channel:
         self.events = want
 
     @property
+    def muted(self) -> bool:
+        """Whether it is not read because its peer does not take its answers."""
+        return self.out_bytes >= SEND_CAP
+
+    @property
     def busy(self) -> bool:
         """Whether it has requests under way (not idle, whatever its last I/O)."""
         return bool(self.parked or self.inbox or self.out)

@@ -4,6 +4,7 @@ one event loop on a background thread."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +21,24 @@ from .state import BrokerAddress, ClusterState
 
 #: The APIs without which a spec set cannot serve a client at all.
 REQUIRED = (ApiKey.PRODUCE, ApiKey.FETCH, ApiKey.METADATA, ApiKey.API_VERSIONS)
+
+
+@dataclass(frozen=True)
+class ConnectionInfo:
+    """One client connection, as ``FakeCluster.connections()`` shows it."""
+
+    broker: int
+    """The node id of the broker it is connected to."""
+    client: str
+    """The client's ``host:port``."""
+    queued: int
+    """Requests read and not answered yet."""
+    waiting: bool
+    """Whether the request at the head waits for its answer (a Fetch for data, ...)."""
+    unsent: int
+    """Bytes of answers the client has not taken yet."""
+    muted: bool
+    """Whether the broker stopped reading it (its client does not read its answers)."""
 
 
 class FakeBrokerError(Exception):
@@ -138,6 +157,25 @@ class FakeCluster:
         """Run ``fn()`` on the cluster's loop, between two requests, and return what it
         returns: the way to change ``state`` (or read it whole) while the cluster serves."""
         return self._server.loop.run_in_loop(fn, timeout)
+
+    def connections(self) -> list[ConnectionInfo]:
+        """The open client connections, least recently active first."""
+
+        def look() -> list[ConnectionInfo]:
+            return [
+                ConnectionInfo(
+                    c.node.node_id,
+                    c.client_address,
+                    len(c.inbox),
+                    c.parked is not None,
+                    c.out_bytes,
+                    c.muted,
+                )
+                for c in self._server.channels
+            ]
+
+        result: list[ConnectionInfo] = self.call(look)
+        return result
 
     def create_topic(self, name: str, partitions: int = 1) -> None:
         def create() -> None:

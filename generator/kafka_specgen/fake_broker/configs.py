@@ -78,4 +78,4 @@ def describe_configs(call: Call) -> Any:
     return call.respond(results=results)
 
 
-HANDLERS = (Handler(ApiKey.DESCRIBE_CONFIGS, (0, 4), describe_configs, NAMES),)
+HANDLERS = (Handler(ApiKey.DESCRIBE_CONFIGS, (0, 4), describe_configs, NAMES, DescribeConfigsIn),)

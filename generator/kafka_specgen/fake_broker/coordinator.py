@@ -44,4 +44,4 @@ def find_coordinator(call: Call) -> Any:
     return call.respond(error_code=ErrorCode.NONE, node_id=b.node_id, host=b.host, port=b.port)
 
 
-HANDLERS = (Handler(ApiKey.FIND_COORDINATOR, (0, 6), find_coordinator, NAMES),)
+HANDLERS = (Handler(ApiKey.FIND_COORDINATOR, (0, 6), find_coordinator, NAMES, FindCoordinatorIn),)

@@ -185,4 +185,4 @@ def _response(call: Call, req: FetchIn, wanted: list[Wanted]) -> Any:
     return call.respond(error_code=ErrorCode.NONE, session_id=0, responses=responses)
 
 
-HANDLERS = (Handler(ApiKey.FETCH, (0, 18), fetch, NAMES),)
+HANDLERS = (Handler(ApiKey.FETCH, (0, 18), fetch, NAMES, FetchIn),)

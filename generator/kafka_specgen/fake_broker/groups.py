@@ -454,10 +454,10 @@ def list_groups(call: Call) -> Any:
 
 
 HANDLERS = (
-    Handler(ApiKey.JOIN_GROUP, (0, 9), join_group, NAMES),
-    Handler(ApiKey.SYNC_GROUP, (0, 5), sync_group, NAMES),
-    Handler(ApiKey.HEARTBEAT, (0, 4), heartbeat, NAMES),
-    Handler(ApiKey.LEAVE_GROUP, (0, 5), leave_group, NAMES),
-    Handler(ApiKey.DESCRIBE_GROUPS, (0, 6), describe_groups, NAMES),
-    Handler(ApiKey.LIST_GROUPS, (0, 5), list_groups, NAMES),
+    Handler(ApiKey.JOIN_GROUP, (0, 9), join_group, NAMES, JoinGroupIn),
+    Handler(ApiKey.SYNC_GROUP, (0, 5), sync_group, NAMES, SyncGroupIn),
+    Handler(ApiKey.HEARTBEAT, (0, 4), heartbeat, NAMES, HeartbeatIn),
+    Handler(ApiKey.LEAVE_GROUP, (0, 5), leave_group, NAMES, LeaveGroupIn),
+    Handler(ApiKey.DESCRIBE_GROUPS, (0, 6), describe_groups, NAMES, DescribeGroupsIn),
+    Handler(ApiKey.LIST_GROUPS, (0, 5), list_groups, NAMES, ListGroupsIn),
 )

@@ -25,3 +25,6 @@ class Handler:
     answer: Answer
     names: Names = PLAIN
     """The older field names of the API's classes (see ``shapes``)."""
+    reads: type | None = None
+    """The ``typing.Protocol`` the handler reads its request as (tests check that every
+    release's request class has its fields, under their names or older ones)."""

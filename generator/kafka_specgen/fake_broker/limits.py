@@ -34,10 +34,11 @@ class Limits:
         "(Kafka's fetch.max.bytes; default 57671680)",
     )
     max_decompressed_bytes: int = _limit(
-        16 * MIB,
-        "the most bytes the records of one Produce request may decompress to (old message "
-        "sets are decompressed to be converted); more is refused with INVALID_RECORD "
-        "(the fake broker's own guard against compression bombs; default 16777216)",
+        4 * MIB,
+        "the most bytes the records of one Produce request may decompress to: old message "
+        "sets (magic 0 and 1) are decompressed to be converted, a few microseconds per "
+        "record on the broker's one thread; more is refused with INVALID_RECORD (the fake "
+        "broker's own guard against compression bombs; default 4194304)",
     )
     max_partitions_per_request: int = _limit(
         10_000,

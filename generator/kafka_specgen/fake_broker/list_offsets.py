@@ -81,4 +81,4 @@ def list_offsets(call: Call) -> Any:
     return call.respond(topics=topics)
 
 
-HANDLERS = (Handler(ApiKey.LIST_OFFSETS, (0, 11), list_offsets, NAMES),)
+HANDLERS = (Handler(ApiKey.LIST_OFFSETS, (0, 11), list_offsets, NAMES, ListOffsetsIn),)

@@ -101,6 +101,6 @@ def describe_cluster(call: Call) -> Any:
 
 
 HANDLERS = (
-    Handler(ApiKey.METADATA, (0, 13), metadata, METADATA_NAMES),
+    Handler(ApiKey.METADATA, (0, 13), metadata, METADATA_NAMES, MetadataIn),
     Handler(ApiKey.DESCRIBE_CLUSTER, (0, 2), describe_cluster, CLUSTER_NAMES),
 )

@@ -219,6 +219,6 @@ def _fetched(
 
 
 HANDLERS = (
-    Handler(ApiKey.OFFSET_COMMIT, (0, 10), offset_commit, COMMIT_NAMES),
-    Handler(ApiKey.OFFSET_FETCH, (0, 10), offset_fetch, FETCH_NAMES),
+    Handler(ApiKey.OFFSET_COMMIT, (0, 10), offset_commit, COMMIT_NAMES, OffsetCommitIn),
+    Handler(ApiKey.OFFSET_FETCH, (0, 10), offset_fetch, FETCH_NAMES, OffsetFetchIn),
 )

@@ -160,4 +160,4 @@ def _in_sequence(last: int, first: int) -> bool:
     return first == last + 1 or (first == 0 and last == INT32_MAX)
 
 
-HANDLERS = (Handler(ApiKey.PRODUCE, (0, 13), produce, NAMES),)
+HANDLERS = (Handler(ApiKey.PRODUCE, (0, 13), produce, NAMES, ProduceIn),)

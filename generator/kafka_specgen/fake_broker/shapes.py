@@ -145,6 +145,24 @@ class Shapes:
             self._conforms[key] = known
         return known
 
+    def unreadable(self, cls: type, protocol: type, names: Names) -> list[str]:
+        """The fields of ``protocol`` that a ``view`` of a ``cls`` could not read (neither
+        the class nor ``names`` knows them), as dotted paths: empty when it reads all."""
+        out = []
+        for name, child in _children(protocol).items():
+            attr = self.attr(cls, name, names)
+            if attr is None:
+                if name not in names.absent:
+                    out.append(name)
+            elif child is not None:
+                try:
+                    inner = self.item(cls, name, names)
+                except KeyError:
+                    out.append(f"{name} (not a struct)")
+                    continue
+                out += [f"{name}.{path}" for path in self.unreadable(inner, child, names)]
+        return out
+
     # --- fitting a response to its version ----------------------------------------------
 
     def default(self, cls: type) -> Any:

@@ -133,6 +133,6 @@ def delete_topics(call: Call) -> Any:
 
 
 HANDLERS = (
-    Handler(ApiKey.CREATE_TOPICS, (0, 7), create_topics, CREATE_NAMES),
-    Handler(ApiKey.DELETE_TOPICS, (0, 6), delete_topics, DELETE_NAMES),
+    Handler(ApiKey.CREATE_TOPICS, (0, 7), create_topics, CREATE_NAMES, CreateTopicsIn),
+    Handler(ApiKey.DELETE_TOPICS, (0, 6), delete_topics, DELETE_NAMES, DeleteTopicsIn),
 )

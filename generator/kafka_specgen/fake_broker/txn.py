@@ -202,9 +202,17 @@ def end_transaction(call: Call, txn: Transaction, *, commit: bool) -> None:
 
 
 HANDLERS = (
-    Handler(ApiKey.INIT_PRODUCER_ID, (0, 6), init_producer_id, PLAIN),
-    Handler(ApiKey.ADD_PARTITIONS_TO_TXN, (0, 5), add_partitions_to_txn, PARTITIONS_NAMES),
-    Handler(ApiKey.ADD_OFFSETS_TO_TXN, (0, 4), add_offsets_to_txn, PLAIN),
-    Handler(ApiKey.END_TXN, (0, 5), end_txn, END_NAMES),
-    Handler(ApiKey.TXN_OFFSET_COMMIT, (0, 5), txn_offset_commit, TXN_COMMIT_NAMES),
+    Handler(ApiKey.INIT_PRODUCER_ID, (0, 6), init_producer_id, PLAIN, InitProducerIdIn),
+    Handler(
+        ApiKey.ADD_PARTITIONS_TO_TXN,
+        (0, 5),
+        add_partitions_to_txn,
+        PARTITIONS_NAMES,
+        AddPartitionsToTxnIn,
+    ),
+    Handler(ApiKey.ADD_OFFSETS_TO_TXN, (0, 4), add_offsets_to_txn, PLAIN, AddOffsetsToTxnIn),
+    Handler(ApiKey.END_TXN, (0, 5), end_txn, END_NAMES, EndTxnIn),
+    Handler(
+        ApiKey.TXN_OFFSET_COMMIT, (0, 5), txn_offset_commit, TXN_COMMIT_NAMES, TxnOffsetCommitIn
+    ),
 )
