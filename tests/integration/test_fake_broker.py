@@ -513,6 +513,10 @@ def test_a_spec_set_without_the_data_apis_is_refused(tmp_path: Path) -> None:
         FakeCluster()
     with pytest.raises(FakeBrokerError, match="no Kafka release '9.9'"):
         FakeCluster(NEWEST, release="9.9")
+    with pytest.raises(FakeBrokerError, match="no limit 'fetch_max_byte'"):
+        FakeCluster(NEWEST, fetch_max_byte=1)
+    with pytest.raises(FakeBrokerError, match="message_max_bytes must be"):
+        FakeCluster(NEWEST, message_max_bytes=0)
 
 
 # --- the command --------------------------------------------------------------------------
@@ -577,6 +581,7 @@ def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> 
         (["--specs", "SPECS", "--topics", "a:0"], 2, "is not NAME:PARTITIONS"),
         (["--specs", "SPECS", "--listen", "nowhere"], 2, "is not HOST:PORT"),
         (["--specs", "SPECS", "--release", "0.8"], 1, "no Kafka release '0.8'"),
+        (["--specs", "SPECS", "--fetch-max-bytes", "0"], 2, "--fetch-max-bytes must be at"),
     ],
 )
 def test_command_errors_are_one_line(

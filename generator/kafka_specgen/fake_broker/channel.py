@@ -31,6 +31,8 @@ SEND_CAP = 1 << 20
 INBOX_CAP = 16
 #: Read at most this much from one connection at a time.
 RECV_SIZE = 1 << 18
+#: Answer at most this many requests of one connection before the others get a turn.
+SERVE_BATCH = 32
 
 
 class Parked:
@@ -74,6 +76,7 @@ class Channel:
         self.out_bytes = 0
         self.events = 0
         self.closed = False
+        self._serving = False
         self.last_active = time.monotonic()
 
     # --- I/O --------------------------------------------------------------------------
@@ -153,15 +156,27 @@ class Channel:
     # --- answering --------------------------------------------------------------------
 
     def serve(self) -> None:
-        """Answer the requests at the head of the queue, in order, while the peer reads."""
-        while not self.closed and self.parked is None and self.inbox:
+        """Answer the requests at the head of the queue, in order, while the peer reads;
+        a few at a time, then the other connections get a turn."""
+        self._serving = False
+        for _ in range(SERVE_BATCH):
+            if self.closed or self.parked is not None or not self.inbox:
+                break
             if self.out_bytes >= SEND_CAP:
                 break
             self.handle(self.inbox.popleft())
+        else:
+            if self.inbox and not self.closed:
+                self._serving = True
+                self.server.loop.call_soon(self._serve_more)
         if not self.closed:
             self.flush()
         if not self.closed:
             self.interest()
+
+    def _serve_more(self) -> None:
+        if self._serving:
+            self.serve()
 
     def handle(self, event: Any) -> None:
         routes = self.server.routes

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from .limits import Limits, options
+from .limits import options
 
 
 def register(commands: Any) -> None:
@@ -96,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--listen {args.listen!r} is not HOST:PORT")
         topics = parse_topics(args.topics)
         limits = {name: getattr(args, name) for name, _, _ in options()}
-        Limits().with_values(limits)  # a bad value is a bad argument
+        for name, value in limits.items():
+            if value < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
         cluster = FakeCluster(
             args.specs,
             release=args.release,

@@ -26,6 +26,8 @@ from .waiting import Wait
 MEMBER_ID_REQUIRED_VERSION = 4
 #: JoinGroup v9 tells a static leader that rejoined to skip the assignment (KIP-814)
 SKIP_ASSIGNMENT_VERSION = 9
+#: LeaveGroup v3 names several members, each with its own outcome (KIP-345)
+BATCHED_LEAVE_VERSION = 3
 #: DescribeGroups v6 answers GROUP_ID_NOT_FOUND for an unknown group (KIP-1043)
 GROUP_NOT_FOUND_VERSION = 6
 
@@ -327,20 +329,17 @@ def leave_group(call: Call) -> Any:
     ]
     if req.member_id:  # v0-v2: one member
         leaving.append((req.member_id, None))
-    item = call.item(call.response, "members") if call.has(call.response, "members") else None
+    item = call.item(call.response, "members")
     results = []
     for member_id, instance in leaving:
         code = ErrorCode.UNKNOWN_MEMBER_ID
         if group is not None:
             code = _leave(group, member_id, instance, call.now)
-        if item is not None:
-            results.append(
-                call.build(item, member_id=member_id, group_instance_id=instance, error_code=code)
-            )
-    # v0-v2 carry one member's outcome at the top; v3+ the request's own errors only
-    top = results[0].error_code if results and call.version < 3 else ErrorCode.NONE
-    if item is None and group is None:
-        top = ErrorCode.UNKNOWN_MEMBER_ID
+        results.append(
+            call.build(item, member_id=member_id, group_instance_id=instance, error_code=code)
+        )
+    # v0-v2 carry their one member's outcome at the top; v3+ per member
+    top = results[0].error_code if results and call.version < BATCHED_LEAVE_VERSION else 0
     return call.respond(error_code=top, members=results)
 
 

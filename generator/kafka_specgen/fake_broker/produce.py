@@ -108,7 +108,7 @@ def append_records(
     log = topic.partitions[index]
     if log.leader != call.node.node_id:
         return Appended(ErrorCode.NOT_LEADER_OR_FOLLOWER)
-    max_message = int(topic.configs.get("max.message.bytes", call.limits.message_max_bytes))
+    max_message = _int_config(topic.configs, "max.message.bytes", call.limits.message_max_bytes)
     try:
         batches = accepted_batches(call.shapes.records, data, call.version, max_message, budget)
     except Refused as refused:
@@ -154,6 +154,14 @@ def append_batch(log: PartitionLog, batch: Any, window: int) -> Appended:
             entry = log.producers[pid] = ProducerEntry(epoch, deque(maxlen=window))
         entry.batches.append(BatchMetadata(first, last, base))
     return Appended(ErrorCode.NONE, base)
+
+
+def _int_config(configs: dict[str, str], name: str, default: int) -> int:
+    """A topic's numeric config, or ``default`` where it has none (or not a number)."""
+    try:
+        return int(configs[name])
+    except (KeyError, ValueError):
+        return default
 
 
 def _in_sequence(last: int, first: int) -> bool:
