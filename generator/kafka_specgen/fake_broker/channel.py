@@ -229,7 +229,8 @@ class Channel:
     def take_output(self, event: Any) -> None:
         data = self.conn.data_to_send()
         if data:
-            self.server.record(self, "response", event, data[4:])
+            if self.server.routes.record is not None:  # the frame without its size prefix
+                self.server.record(self, "response", event, data[4:])
             self.out.append(memoryview(data))
             self.out_bytes += len(data)
 
