@@ -395,6 +395,44 @@ def test_idempotent_producer_sequences(cluster: FakeCluster) -> None:
     assert cluster.state.topics["t"].partitions[0].end == 3
 
 
+def test_idempotence_window_of_five_batches(cluster: FakeCluster) -> None:
+    """Kafka keeps the last 5 batches of a producer per partition: a retry of any of them
+    is acknowledged with the offset it got; an older one is out of order; a new epoch
+    starts at sequence 0 and fences the old one."""
+    with connect(cluster) as client:
+        init = client.request(
+            cluster.package.module("init_producer_id").InitProducerIdRequest(
+                transactional_id=None, transaction_timeout_ms=1000
+            )
+        )
+        pid = init.producer_id
+
+        def batch(sequence: int, epoch: int = 0) -> Any:
+            return produce_request(
+                cluster, [b"x"], producer_id=pid, producer_epoch=epoch, base_sequence=sequence
+            )
+
+        for sequence in range(7):  # offsets 0-6
+            assert partition_result(client.request(batch(sequence))).base_offset == sequence
+        for sequence in (2, 4, 6):  # within the last five: duplicates, written once
+            answer = partition_result(client.request(batch(sequence)))
+            assert (answer.error_code, answer.base_offset) == (0, sequence)
+        assert partition_result(client.request(batch(1))).error_code == 45  # out of order
+        assert partition_result(client.request(batch(5, epoch=1))).error_code == 45
+        assert partition_result(client.request(batch(0, epoch=1))).base_offset == 7
+        assert partition_result(client.request(batch(7))).error_code == 47  # fenced epoch
+    assert cluster.state.topics["t"].partitions[0].end == 8
+    with FakeCluster(NEWEST, topics={"t": 1}, idempotence_window=1) as narrow:
+        with connect(narrow) as client:
+            for sequence in range(2):
+                request = produce_request(
+                    narrow, [b"x"], producer_id=5, producer_epoch=0, base_sequence=sequence
+                )
+                client.request(request)
+            old = produce_request(narrow, [b"x"], producer_id=5, producer_epoch=0, base_sequence=0)
+            assert partition_result(client.request(old)).error_code == 45
+
+
 def test_corrupt_batches_are_refused(cluster: FakeCluster) -> None:
     request = produce_request(cluster, [b"a"])
     partition = request.topic_data[0].partition_data[0]
@@ -481,6 +519,10 @@ def test_a_spec_set_without_the_data_apis_is_refused(tmp_path: Path) -> None:
         FakeCluster()
     with pytest.raises(FakeBrokerError, match="no Kafka release '9.9'"):
         FakeCluster(NEWEST, release="9.9")
+    with pytest.raises(FakeBrokerError, match="no limit 'fetch_max_byte'"):
+        FakeCluster(NEWEST, fetch_max_byte=1)
+    with pytest.raises(FakeBrokerError, match="message_max_bytes must be"):
+        FakeCluster(NEWEST, message_max_bytes=0)
 
 
 # --- the command --------------------------------------------------------------------------
@@ -545,6 +587,7 @@ def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> 
         (["--specs", "SPECS", "--topics", "a:0"], 2, "is not NAME:PARTITIONS"),
         (["--specs", "SPECS", "--listen", "nowhere"], 2, "is not HOST:PORT"),
         (["--specs", "SPECS", "--release", "0.8"], 1, "no Kafka release '0.8'"),
+        (["--specs", "SPECS", "--fetch-max-bytes", "0"], 2, "--fetch-max-bytes must be at"),
     ],
 )
 def test_command_errors_are_one_line(

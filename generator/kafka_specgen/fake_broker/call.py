@@ -1,18 +1,21 @@
-"""What a request handler gets (``Call``) and may return besides a response (``Wait``)."""
+"""What a request handler gets: ``Call``, one request with what answering it needs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from .shapes import Shapes
+from .limits import Limits
+from .shapes import PLAIN, Names, Shapes
 from .state import BrokerAddress, ClusterState
+from .waiting import Signal, Wait
+
+__all__ = ["Call", "Signal", "Wait"]
 
 
 @dataclass
 class Call:
-    """One request, as a handler sees it."""
+    """One request, as a handler (or a ``control`` function) sees it."""
 
     api_key: int
     version: int
@@ -26,32 +29,42 @@ class Call:
     response: type
     """The response class of the API."""
     now: float
+    limits: Limits = field(default_factory=Limits)
+    names: Names = PLAIN
+    """The older field names of the API (its handler's)."""
+
+    # --- for control functions: lenient, fields the release lacks are left out ----------
 
     def make(self, cls: type, **values: Any) -> Any:
         return self.shapes.make(cls, **values)
-
-    def item(self, cls: type, attr: str) -> Any:
-        return self.shapes.item(cls, attr)
 
     def reply(self, **values: Any) -> Any:
         """The API's response with ``values`` (those its class has)."""
         return self.shapes.make(self.response, **values)
 
+    def item(self, cls: type, attr: str) -> Any:
+        """The class of the structs in field ``attr`` of ``cls`` (its newest name)."""
+        return self.shapes.item(cls, attr, self.names)
 
-@dataclass
-class Wait:
-    """A response that is not ready yet (a Fetch waiting for data, a JoinGroup waiting
-    for the other members): ``poll(now, expired)`` is called on every tick until it
-    returns the response; ``expired`` is true from ``deadline`` on, and then it must."""
+    # --- for handlers: under the newest names, strict ------------------------------------
 
-    deadline: float
-    poll: Callable[[float, bool], Any]
+    def read(self, protocol: type) -> Any:
+        """The request as ``protocol`` types it, whatever the release's names (annotate
+        the variable: ``req: FetchIn = call.read(FetchIn)``)."""
+        return self.shapes.view(self.request, protocol, self.names)
 
+    def view(self, obj: Any, protocol: type) -> Any:
+        """A part of the request (or any generated object) as ``protocol`` types it."""
+        return self.shapes.view(obj, protocol, self.names)
 
-def field_of(obj: Any, *names: str, default: Any = None) -> Any:
-    """The first of ``names`` that ``obj`` has: fields that spec releases renamed
-    (``generation_id`` became ``generation_id_or_member_epoch``, ...)."""
-    for name in names:
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
+    def build(self, cls: type, **values: Any) -> Any:
+        """``cls`` with ``values`` under the newest names; a name neither the class nor
+        the API's ``Names`` knows raises ``KeyError``."""
+        return self.shapes.build(cls, self.names, values)
+
+    def respond(self, **values: Any) -> Any:
+        """The API's response, as ``build`` makes it."""
+        return self.shapes.build(self.response, self.names, values)
+
+    def has(self, cls: type, attr: str) -> bool:
+        return self.shapes.has(cls, attr, self.names)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
+from .limits import options
 
 
 def register(commands: Any) -> None:
@@ -56,6 +57,16 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="append every frame to FILE in the capture format (for `kafka-specgen pipeline`)",
     )
+    limits = parser.add_argument_group("limits (Kafka's defaults)")
+    for name, text, default in options():
+        limits.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=name,
+            type=int,
+            default=default,
+            metavar="N",
+            help=text.replace("%", "%%"),
+        )
     parser.set_defaults(func=run)
 
 
@@ -69,6 +80,13 @@ def parse_topics(text: str) -> dict[str, int]:
     return topics
 
 
+def report(failures: list[str], reported: int) -> int:
+    """Print the failures not printed yet (one line each, on stderr); how many are now."""
+    for line in failures[reported:]:
+        print(f"kafka-specgen fake-broker: {line}", file=sys.stderr, flush=True)
+    return len(failures)
+
+
 def run(args: argparse.Namespace) -> int:
     from . import FakeBrokerError, FakeCluster
 
@@ -77,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not host or not port.isdigit() or int(port) > 65535:
             raise ValueError(f"--listen {args.listen!r} is not HOST:PORT")
         topics = parse_topics(args.topics)
+        limits = {name: getattr(args, name) for name, _, _ in options()}
+        for name, value in limits.items():
+            if value < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
         cluster = FakeCluster(
             args.specs,
             release=args.release,
@@ -85,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
             host=host.strip("[]"),
             port=int(port),
             record=args.record,
+            **limits,
         )
     except (ValueError, FakeBrokerError, SpecError) as exc:
         print(f"kafka-specgen fake-broker: {exc}", file=sys.stderr)
@@ -102,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
                 f"{key} ({wanted[0]}-{wanted[1]}): advertising what both have",
                 file=sys.stderr,
             )
+        reported = 0
         while not stop.wait(0.5):
-            pass
+            reported = report(cluster.failures, reported)
+        report(cluster.failures, reported)
     print("stopped", flush=True)
     return 0

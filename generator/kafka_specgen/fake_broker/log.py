@@ -1,14 +1,19 @@
 """Topics and partition logs in memory: record batches as produced, offsets as assigned.
 
 A batch is kept as the bytes the producer sent, with its base offset and partition leader
-epoch rewritten (the CRC covers neither), so a consumer fetches what was produced.
+epoch rewritten (the CRC covers neither), so a consumer fetches what was produced. Every
+append fires the partition's ``arrivals`` signal, which wakes the Fetches waiting on it.
 """
 
 from __future__ import annotations
 
 import struct
 import uuid
+from bisect import bisect_right
+from collections import deque
 from dataclasses import dataclass, field
+
+from .waiting import Signal
 
 _BASE_OFFSET = struct.Struct(">q")
 _LEADER_EPOCH = struct.Struct(">i")
@@ -32,6 +37,36 @@ class AbortedTxn:
     last_offset: int
 
 
+@dataclass(frozen=True)
+class BatchMetadata:
+    """What an idempotent producer's batch is remembered by (apache/kafka
+    ``BatchMetadata``): its sequence range and the offsets it got."""
+
+    first_sequence: int
+    last_sequence: int
+    base_offset: int
+
+
+@dataclass
+class ProducerEntry:
+    """An idempotent producer's state in one partition: its epoch and its last batches."""
+
+    epoch: int
+    batches: deque[BatchMetadata]
+
+    @property
+    def last_sequence(self) -> int:
+        return self.batches[-1].last_sequence if self.batches else -1
+
+    def duplicate_of(self, epoch: int, first: int, last: int) -> BatchMetadata | None:
+        if epoch != self.epoch:
+            return None
+        for kept in self.batches:
+            if kept.first_sequence == first and kept.last_sequence == last:
+                return kept
+        return None
+
+
 @dataclass
 class PartitionLog:
     leader: int
@@ -43,9 +78,11 @@ class PartitionLog:
     open_txns: dict[int, int] = field(default_factory=dict)
     """Producer id -> first offset of its open transaction in this partition."""
     aborted: list[AbortedTxn] = field(default_factory=list)
-    sequences: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    """Producer id -> its last batch's (epoch, base sequence, last sequence, base offset),
-    for the idempotence checks."""
+    producers: dict[int, ProducerEntry] = field(default_factory=dict)
+    """Producer id -> its epoch and last batches, for the idempotence checks."""
+    arrivals: Signal = field(default_factory=Signal, repr=False)
+    """Fired on every append."""
+    _bases: list[int] = field(default_factory=list, repr=False)
 
     @property
     def last_stable(self) -> int:
@@ -72,22 +109,43 @@ class PartitionLog:
                 base, base + count, bytes(raw), max_timestamp, producer_id, transactional, control
             )
         )
+        self._bases.append(base)
         self.end = base + count
         if transactional and not control and producer_id not in self.open_txns:
             self.open_txns[producer_id] = base
+        self.arrivals.fire()
         return base
 
-    def read(self, offset: int, max_bytes: int, upto: int) -> bytes:
-        """Batches from the one holding ``offset`` on, below ``upto``, within ``max_bytes``
-        (at least one batch, as Kafka returns one over the limit to make progress)."""
+    def _first_index(self, offset: int) -> int:
+        """The index of the batch holding ``offset`` (or of the first batch after it)."""
+        index = bisect_right(self._bases, offset) - 1
+        if index < 0:
+            return 0
+        return index if self.batches[index].next_offset > offset else index + 1
+
+    def read(self, offset: int, max_bytes: int, upto: int, *, at_least_one: bool = True) -> bytes:
+        """Batches from the one holding ``offset`` on, below ``upto``, within ``max_bytes``;
+        with ``at_least_one``, the first batch even when it is larger."""
         out = bytearray()
-        for batch in self.batches:
-            if batch.next_offset <= offset or batch.base_offset >= upto:
-                continue
-            if out and len(out) + len(batch.data) > max_bytes:
+        for index in range(self._first_index(offset), len(self.batches)):
+            batch = self.batches[index]
+            if batch.base_offset >= upto:
+                break
+            if len(out) + len(batch.data) > max_bytes and (out or not at_least_one):
                 break
             out += batch.data
         return bytes(out)
+
+    def readable(self, offset: int, upto: int, enough: int) -> int:
+        """The bytes a read from ``offset`` below ``upto`` would return, counted up to
+        ``enough`` (cheap: for a waiting Fetch, which is answered once there is enough)."""
+        size = 0
+        for index in range(self._first_index(offset), len(self.batches)):
+            batch = self.batches[index]
+            if batch.base_offset >= upto or size >= enough:
+                break
+            size += len(batch.data)
+        return size
 
     def offset_for_time(self, timestamp: int) -> tuple[int, int]:
         """(offset, timestamp) of the first batch whose records reach ``timestamp``."""

@@ -1,245 +1,208 @@
-"""The brokers' sockets: one thread per broker, a ``ServerConnection`` per client.
+"""The brokers' listeners and connections, on the cluster's one event loop.
 
-Each connection is served in order, as Kafka does: while a request waits (a Fetch for
-data, a JoinGroup for the other members), the requests behind it on that connection wait
-too. A request outside the advertised ranges, or of an API the fake broker does not
-advertise, closes the connection, as Kafka's request parsing does.
+Accepting: every pending connection at once; when the process is out of file descriptors
+(EMFILE, ENFILE, ...) the listener pauses, the failure is kept in ``failures``, and it
+listens again after a back-off (50 ms, doubling up to 1 s) instead of spinning or giving
+up. Idle connections (no bytes either way for ``connections_max_idle_ms``, no request under
+way) are closed, oldest first, by one timer set for the oldest one.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import selectors
 import socket
-import threading
 import time
-from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+from collections import OrderedDict
+from typing import Any
 
-from .call import Call, Wait
+from .channel import Channel
+from .dispatch import Routes
+from .limits import Limits
+from .loop import EventLoop, Timer
 from .shapes import Shapes
 from .state import BrokerAddress, ClusterState
 
-#: How often parked requests are looked at again, in seconds.
-TICK = 0.005
-API_VERSIONS = 18
-
-DISCONNECT = object()
-"""What a ``control`` function returns to close the client's connection instead."""
-
-
-@dataclass
-class Routes:
-    """What every broker of a cluster answers, and how."""
-
-    handlers: dict[int, Callable[[Call], Any]]
-    versions: dict[int, tuple[int, int]]
-    """Advertised api key -> (min, max)."""
-    controls: dict[int, Callable[[Call], Any]] = field(default_factory=dict)
-    throttle_ms: int = 0
-    failures: list[str] = field(default_factory=list)
-    """Handlers that raised, as ``Type: message`` (the connection was closed)."""
-    record: TextIO | None = None
-    record_lock: threading.Lock = field(default_factory=threading.Lock)
-    next_conn: int = 0
+#: accept() errors that mean "no resources now", answered by a pause
+RESOURCE_ERRORS = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+#: accept() errors about one connection only, skipped
+PEER_ERRORS = {errno.ECONNABORTED, errno.EPROTO, errno.EPERM, errno.EINTR, errno.ECONNRESET}
+PAUSE_FIRST, PAUSE_MOST = 0.05, 1.0
+#: connections accepted per readiness of a listener, before the others get a turn
+ACCEPT_BATCH = 256
+BACKLOG = 1024
 
 
-@dataclass
-class Session:
-    sock: socket.socket
-    server: Any
-    """The package's ``ServerConnection``."""
-    conn_no: int
-    client_host: str
-    client_address: str
-    """``host:port`` of the client's end."""
-    queue: deque[Any] = field(default_factory=deque)
-    """Requests received and not answered yet, oldest first."""
-    parked: tuple[Any, Call, Wait] | None = None
+class Listener:
+    def __init__(self, server: Server, node: BrokerAddress, sock: socket.socket) -> None:
+        self.server, self.node, self.sock = server, node, sock
+        self.pause = PAUSE_FIRST
+        self.failing = False
+        self.paused = False
+
+    def on_ready(self, mask: int) -> None:
+        self.server.accept(self)
 
 
-class Broker(threading.Thread):
-    """One broker: a listening socket and the connections to it, on one thread."""
-
+class Server:
     def __init__(
         self,
-        node: BrokerAddress,
-        sock: socket.socket,
         state: ClusterState,
-        shapes: Shapes,
+        sockets: list[socket.socket],
         routes: Routes,
+        shapes: Shapes,
+        limits: Limits,
         connection: Any,
         registry: Any,
         frames: Any,
     ) -> None:
-        super().__init__(name=f"fake-broker-{node.node_id}", daemon=True)
-        self.node, self.listener, self.state = node, sock, state
-        self.shapes, self.routes, self.connection = shapes, routes, connection
-        self.registry, self.frames = registry, frames
-        self.selector = selectors.DefaultSelector()
-        self.sessions: dict[socket.socket, Session] = {}
-        self.stopping = threading.Event()
+        self.state, self.routes, self.shapes, self.limits = state, routes, shapes, limits
+        self.connection, self.registry, self.frames = connection, registry, frames
+        self.loop = EventLoop(routes.failures.append)
+        self.listeners = [Listener(self, n, s) for n, s in zip(state.brokers, sockets)]
+        self.channels: OrderedDict[Channel, None] = OrderedDict()
+        """Open connections, least recently active first."""
+        self._next_conn = 0
+        self._idle_timer: Timer | None = None
+
+    # --- life -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        for listener in self.listeners:
+            listener.sock.setblocking(False)
+            self.loop.selector.register(listener.sock, selectors.EVENT_READ, listener.on_ready)
+        self.loop.start("fake-kafka-cluster")
 
     def stop(self) -> None:
-        self.stopping.set()
-
-    def run(self) -> None:
-        self.listener.setblocking(False)
-        self.selector.register(self.listener, selectors.EVENT_READ)
-        try:
-            while not self.stopping.is_set():
-                for key, _ in self.selector.select(TICK):
-                    if key.fileobj is self.listener:
-                        self._accept()
-                    else:
-                        self._read(self.sessions[key.fileobj])  # type: ignore[index]
-                now = time.monotonic()
-                for session in list(self.sessions.values()):
-                    self._serve(session, now)
-        finally:
-            for session in list(self.sessions.values()):
-                self._drop(session)
-            self.selector.close()
-            self.listener.close()
-
-    def _accept(self) -> None:
-        try:
-            sock, address = self.listener.accept()
-        except BlockingIOError:
+        """Close every connection and listener, then stop the loop."""
+        if self.loop.thread is None:
+            self._shutdown()
+            self.loop.close()
             return
-        sock.setblocking(False)
-        with self.routes.record_lock:
-            self.routes.next_conn += 1
-            conn_no = self.routes.next_conn
-        session = Session(
-            sock,
-            self.connection.ServerConnection(),
-            conn_no,
-            str(address[0]),
-            f"{address[0]}:{address[1]}",
-        )
-        self.sessions[sock] = session
-        self.selector.register(sock, selectors.EVENT_READ)
+        self.loop.call_threadsafe(self._shutdown)
+        self.loop.stop()
 
-    def _read(self, session: Session) -> None:
-        try:
-            data = session.sock.recv(1 << 16)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        for event in session.server.receive_data(data, time.monotonic()):
-            if isinstance(event, self.connection.RequestReceived):
-                self._record(session, "request", event, event.frame)
-                session.queue.append(event)
-            else:  # closed, or broke the protocol
-                self._drop(session)
+    def _shutdown(self) -> None:
+        for channel in list(self.channels):
+            channel.close()
+        for listener in self.listeners:
+            if not listener.paused and listener.sock.fileno() >= 0:
+                try:
+                    self.loop.selector.unregister(listener.sock)
+                except (KeyError, ValueError):
+                    pass  # never registered: the cluster did not start
+            listener.sock.close()
+
+    # --- accepting --------------------------------------------------------------------
+
+    def accept(self, listener: Listener) -> None:
+        for _ in range(ACCEPT_BATCH):
+            try:
+                sock, _ = listener.sock.accept()
+            except (BlockingIOError, InterruptedError):
                 return
-
-    def _serve(self, session: Session, now: float) -> None:
-        """Answer the requests at the head of the connection's queue, in order. A handler
-        that fails (a request this fake cannot answer, or a bug) closes that connection
-        only, and is kept in ``Routes.failures``: the other clients go on."""
-        try:
-            self._serve_queue(session, now)
-        except Exception as exc:  # noqa: BLE001 - the broker thread must outlive a bad answer
-            self.routes.failures.append(f"{type(exc).__name__}: {exc}")
-            self._drop(session)
-
-    def _serve_queue(self, session: Session, now: float) -> None:
-        while session.parked is not None or session.queue:
-            if session.parked is not None:
-                event, call, wait = session.parked
-                response = wait.poll(now, now >= wait.deadline)
-                if response is None:
-                    return
-                session.parked = None
-                if not self._answer(session, event, call, response):
-                    return
+            except OSError as exc:
+                if exc.errno in PEER_ERRORS:
+                    continue
+                self._pause(listener, exc)
+                return
+            listener.failing, listener.pause = False, PAUSE_FIRST
+            try:
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._next_conn += 1
+                channel = Channel(self, sock, listener.node, self._next_conn)
+            except OSError:  # it went away already
+                sock.close()
                 continue
-            event = session.queue.popleft()
-            if not self._dispatch(session, event, now):
-                return
+            self.channels[channel] = None
+            channel.interest()
+            self._arm_idle_timer()
 
-    def _dispatch(self, session: Session, event: Any, now: float) -> bool:
-        """Handle one request; False when the connection was closed or the answer waits."""
-        advertised = self.routes.versions.get(event.api_key)
-        if event.api_key == API_VERSIONS:
-            session.server.send_api_versions(event, self.routes.versions)
-            return self._flush(session, event)
-        if advertised is None or not advertised[0] <= event.api_version <= advertised[1]:
-            self._drop(session)
-            return False
-        call = Call(
-            event.api_key,
-            event.api_version,
-            event.request,
-            event.header.client_id,
-            session.client_host,
-            self.node,
-            self.state,
-            self.shapes,
-            self.registry.API_KEYS[event.api_key].response,
-            now,
-        )
-        control = self.routes.controls.get(event.api_key)
-        response = control(call) if control is not None else None
-        if response is None:
-            response = self.routes.handlers[event.api_key](call)
-        if isinstance(response, Wait):
-            session.parked = (event, call, response)
-            return False
-        return self._answer(session, event, call, response)
+    def _pause(self, listener: Listener, exc: OSError) -> None:
+        """Stop listening for a while (out of file descriptors): the connections waiting in
+        the backlog stay there until it listens again."""
+        if listener.paused:
+            return
+        if not listener.failing:  # one line per episode, however long it lasts
+            name = errno.errorcode.get(exc.errno or 0, "error")
+            node = listener.node
+            self.routes.failures.append(
+                f"broker {node.node_id} ({node.host}:{node.port}) could not accept a "
+                f"connection: {name} ({os.strerror(exc.errno or 0)}); pausing, then retrying"
+            )
+        listener.failing, listener.paused = True, True
+        self.loop.selector.unregister(listener.sock)
+        self.loop.call_at(time.monotonic() + listener.pause, lambda: self._resume(listener))
+        listener.pause = min(listener.pause * 2, PAUSE_MOST)
 
-    def _answer(self, session: Session, event: Any, call: Call, response: Any) -> bool:
-        if response is DISCONNECT:
-            self._drop(session)
-            return False
-        if response is None or not event.expects_response:
-            return True  # acks=0 Produce
-        if self.routes.throttle_ms and hasattr(response, "throttle_time_ms"):
-            response.throttle_time_ms = self.routes.throttle_ms
-        session.server.send_response(event, self.shapes.fit(response, call.version))
-        return self._flush(session, event)
+    def _resume(self, listener: Listener) -> None:
+        if listener.paused and listener.sock.fileno() >= 0:
+            listener.paused = False
+            self.loop.selector.register(listener.sock, selectors.EVENT_READ, listener.on_ready)
 
-    def _flush(self, session: Session, event: Any) -> bool:
-        data = session.server.data_to_send()
-        self._record(session, "response", event, data[4:])
-        try:
-            session.sock.setblocking(True)
-            session.sock.sendall(data)
-            session.sock.setblocking(False)
-        except OSError:
-            self._drop(session)
-            return False
-        return True
+    # --- connections ------------------------------------------------------------------
 
-    def _record(self, session: Session, direction: str, event: Any, frame: bytes) -> None:
+    def touch(self, channel: Channel) -> None:
+        channel.last_active = time.monotonic()
+        if channel in self.channels:
+            self.channels.move_to_end(channel)
+
+    def forget(self, channel: Channel) -> None:
+        self.channels.pop(channel, None)
+
+    def _arm_idle_timer(self) -> None:
+        if self._idle_timer is None and self.channels:
+            oldest = next(iter(self.channels))
+            when = oldest.last_active + self.limits.connections_max_idle_ms / 1000.0
+            self._idle_timer = self.loop.call_at(when, self._close_idle)
+
+    def _close_idle(self) -> None:
+        self._idle_timer = None
+        idle = self.limits.connections_max_idle_ms / 1000.0
+        now = time.monotonic()
+        while self.channels:
+            oldest = next(iter(self.channels))
+            if oldest.last_active + idle > now:
+                break
+            if oldest.busy:  # a request under way is not idleness
+                self.touch(oldest)
+                continue
+            oldest.close()
+        self._arm_idle_timer()
+
+    def record(self, channel: Channel, direction: str, event: Any, frame: bytes) -> None:
+        """Write a frame to the capture file, if the cluster records."""
         out = self.routes.record
         if out is None:
             return
-        line = self.frames.capture_line(
-            time.time(),
-            session.conn_no,
-            direction,
-            event.api_key,
-            event.api_version,
-            event.correlation_id,
-            event.header.client_id,
-            frame,
-            client=session.client_address,
-            broker=f"{self.node.host}:{self.node.port}",
+        node = channel.node
+        out.write(
+            self.frames.capture_line(
+                time.time(),
+                channel.conn_no,
+                direction,
+                event.api_key,
+                event.api_version,
+                event.correlation_id,
+                event.header.client_id,
+                frame,
+                client=channel.client_address,
+                broker=f"{node.host}:{node.port}",
+            )
         )
-        with self.routes.record_lock:
-            out.write(line)
-            out.flush()
+        out.flush()
 
-    def _drop(self, session: Session) -> None:
-        if self.sessions.pop(session.sock, None) is None:
-            return
-        try:
-            self.selector.unregister(session.sock)
-        except (KeyError, ValueError):
-            pass
-        session.sock.close()
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket (``OSError`` if the address is taken or not ours)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(BACKLOG)
+    except OSError:
+        sock.close()
+        raise
+    return sock

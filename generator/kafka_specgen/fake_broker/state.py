@@ -1,38 +1,18 @@
 """What the fake cluster remembers: brokers, topics, groups, producers and transactions.
 
-One ``ClusterState`` is shared by every listener thread; handlers hold ``lock`` while they
-read or change it.
+One ``ClusterState`` serves every broker of the cluster. Only the event loop's thread
+changes it (handlers run there, one at a time), so nothing here takes a lock; tests read it
+freely, and change it through ``FakeCluster.call`` while the cluster runs.
 """
 
 from __future__ import annotations
 
-import threading
+import uuid
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
 
 from .log import PartitionLog, Topic
-
-#: Kafka's error codes the fake broker answers with.
-NONE = 0
-OFFSET_OUT_OF_RANGE = 1
-CORRUPT_MESSAGE = 2
-UNKNOWN_TOPIC_OR_PARTITION = 3
-NOT_LEADER_OR_FOLLOWER = 6
-NOT_COORDINATOR = 16
-ILLEGAL_GENERATION = 22
-INCONSISTENT_GROUP_PROTOCOL = 23
-UNKNOWN_MEMBER_ID = 25
-REBALANCE_IN_PROGRESS = 27
-UNSUPPORTED_VERSION = 35
-TOPIC_ALREADY_EXISTS = 36
-INVALID_PARTITIONS = 37
-UNSUPPORTED_FOR_MESSAGE_FORMAT = 43
-OUT_OF_ORDER_SEQUENCE_NUMBER = 45
-INVALID_PRODUCER_EPOCH = 47
-INVALID_TXN_STATE = 48
-MEMBER_ID_REQUIRED = 79
-UNKNOWN_TOPIC_ID = 100
+from .waiting import Signal
 
 
 @dataclass(frozen=True)
@@ -52,8 +32,16 @@ class Member:
     rebalance_timeout_ms: int
     group_instance_id: str | None = None
     assignment: bytes = b""
-    joined_generation: int = -1
+    joined: bool = False
+    """Whether it joined the rebalance under way (PreparingRebalance)."""
     last_seen: float = 0.0
+
+
+@dataclass(frozen=True)
+class CommittedOffset:
+    offset: int
+    leader_epoch: int
+    metadata: str | None
 
 
 @dataclass
@@ -68,9 +56,18 @@ class Group:
     members: dict[str, Member] = field(default_factory=dict)
     pending: set[str] = field(default_factory=set)
     """Member ids handed out with MEMBER_ID_REQUIRED (KIP-394), not joined yet."""
-    rebalance_started: float = 0.0
-    offsets: dict[tuple[str, int], tuple[int, str | None]] = field(default_factory=dict)
-    """(topic, partition) -> (committed offset, metadata)."""
+    static: dict[str, str] = field(default_factory=dict)
+    """group.instance.id -> the member id that holds it now (KIP-345)."""
+    fenced: dict[str, str] = field(default_factory=dict)
+    """Member ids replaced by a static member's rejoin -> its group.instance.id."""
+    join_deadline: float = 0.0
+    """When the rebalance under way completes even if members are missing."""
+    initial_delay_until: float = 0.0
+    """A rebalance of an empty group waits until then for more members to come."""
+    offsets: dict[tuple[str, int], CommittedOffset] = field(default_factory=dict)
+    """(topic, partition) -> the committed offset."""
+    changed: Signal = field(default_factory=Signal, repr=False)
+    """Fired when members join, sync or leave: wakes the waiting JoinGroup/SyncGroup."""
 
 
 @dataclass
@@ -80,9 +77,7 @@ class Transaction:
     epoch: int
     partitions: set[tuple[str, int]] = field(default_factory=set)
     groups: set[str] = field(default_factory=set)
-    pending_offsets: dict[str, dict[tuple[str, int], tuple[int, str | None]]] = field(
-        default_factory=dict
-    )
+    pending_offsets: dict[str, dict[tuple[str, int], CommittedOffset]] = field(default_factory=dict)
 
 
 @dataclass
@@ -95,7 +90,7 @@ class ClusterState:
     groups: dict[str, Group] = field(default_factory=dict)
     transactions: dict[str, Transaction] = field(default_factory=dict)
     next_producer_id: int = 1000
-    lock: threading.RLock = field(default_factory=threading.RLock)
+    _by_id: dict[uuid.UUID, Topic] = field(default_factory=dict, repr=False)
 
     def create_topic(self, name: str, partitions: int) -> Topic:
         count = len(self.brokers)
@@ -103,13 +98,23 @@ class ClusterState:
             name, [PartitionLog(leader=self.brokers[i % count].node_id) for i in range(partitions)]
         )
         self.topics[name] = topic
+        self._by_id[topic.topic_id] = topic
         return topic
 
-    def topic_by_id(self, topic_id: Any) -> Topic | None:
-        for topic in self.topics.values():
-            if topic.topic_id == topic_id:
-                return topic
-        return None
+    def delete_topic(self, name: str) -> Topic | None:
+        topic = self.topics.pop(name, None)
+        if topic is not None:
+            self._by_id.pop(topic.topic_id, None)
+        return topic
+
+    def topic_by_id(self, topic_id: uuid.UUID | None) -> Topic | None:
+        if topic_id is None:
+            return None
+        topic = self._by_id.get(topic_id)
+        if topic is not None and self.topics.get(topic.name) is topic:
+            return topic
+        # the index misses topics put into ``topics`` by hand (tests may)
+        return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
 
     def coordinator(self, key: str) -> BrokerAddress:
         """The broker that coordinates a group or a transactional id (a stable hash)."""

@@ -1,0 +1,76 @@
+"""The sizes and counts the fake broker caps, at Kafka's defaults, and their options.
+
+Each is a keyword argument of ``FakeCluster`` and an option of ``kafka-specgen fake-broker``
+(the field name with dashes); the help texts below are the command's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+MIB = 1 << 20
+
+
+def _limit(default: int, text: str) -> Any:
+    return field(default=default, metadata={"help": text})
+
+
+@dataclass(frozen=True)
+class Limits:
+    socket_request_max_bytes: int = _limit(
+        100 * MIB,
+        "the largest request frame; a bigger size prefix closes the connection "
+        "(Kafka's socket.request.max.bytes; default 104857600)",
+    )
+    message_max_bytes: int = _limit(
+        MIB + 12,
+        "the largest record batch a producer may send, MESSAGE_TOO_LARGE above it; a topic's "
+        "max.message.bytes config overrides it (Kafka's message.max.bytes; default 1048588)",
+    )
+    fetch_max_bytes: int = _limit(
+        55 * MIB,
+        "the most record bytes one Fetch response carries, whatever the client asks "
+        "(Kafka's fetch.max.bytes; default 57671680)",
+    )
+    max_decompressed_bytes: int = _limit(
+        4 * MIB,
+        "the most bytes the records of one Produce request may decompress to: old message "
+        "sets (magic 0 and 1) are decompressed to be converted, a few microseconds per "
+        "record on the broker's one thread; more is refused with INVALID_RECORD (the fake "
+        "broker's own guard against compression bombs; default 4194304)",
+    )
+    max_partitions_per_request: int = _limit(
+        10_000,
+        "the most partitions one CreateTopics request may create; more fails every topic of "
+        "it with POLICY_VIOLATION (Kafka's QuorumController.MAX_RECORDS_PER_USER_OP; "
+        "default 10000)",
+    )
+    connections_max_idle_ms: int = _limit(
+        600_000,
+        "close a connection that sent and received nothing for this long "
+        "(Kafka's connections.max.idle.ms; default 600000)",
+    )
+    idempotence_window: int = _limit(
+        5,
+        "the batches an idempotent producer may retry per partition: a retry of one of its "
+        "last N batches is acknowledged with the offset it got "
+        "(Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN; default 5)",
+    )
+
+    def with_values(self, values: dict[str, int]) -> Limits:
+        """These limits with ``values`` (field names) changed; ``ValueError`` for an unknown
+        name or a value below 1."""
+        known = {f.name for f in fields(self)}
+        for name, value in values.items():
+            if name not in known:
+                raise ValueError(f"no limit {name!r}: the limits are {', '.join(sorted(known))}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+        return replace(self, **values)
+
+
+def options() -> list[tuple[str, str, int]]:
+    """(field name, help text, default) of every limit, for the command's options."""
+    defaults = Limits()
+    return [(f.name, str(f.metadata["help"]), getattr(defaults, f.name)) for f in fields(Limits)]

@@ -1,0 +1,171 @@
+"""Produce: batches checked (``batches``), offsets assigned, idempotent producers' sequences
+checked as Kafka checks them (apache/kafka ``ProducerAppendInfo``, ``ProducerStateEntry``)."""
+
+from __future__ import annotations
+
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .apikeys import ApiKey
+from .batches import Budget, Refused, accepted_batches
+from .call import Call
+from .errors import ErrorCode
+from .handler import Handler
+from .log import BatchMetadata, PartitionLog, ProducerEntry, Topic
+from .shapes import Names
+
+#: Produce v13 names topics by id only (KIP-516)
+TOPIC_ID_VERSION = 13
+ZERO_UUID = uuid.UUID(int=0)
+INT32_MAX = 2**31 - 1
+
+NAMES = Names(
+    # until Kafka 2.7 the request had topics[].partitions[].partition_index and the
+    # response responses[].partitions[].partition_index
+    renamed={
+        "topic_data": ("topics",),
+        "partition_data": ("partitions",),
+        "partition_responses": ("partitions",),
+        "index": ("partition_index",),
+    },
+    absent={"topic_id": ZERO_UUID},
+)
+
+
+class PartitionIn(Protocol):
+    index: int
+    records: bytes | None
+
+
+class TopicIn(Protocol):
+    name: str
+    topic_id: uuid.UUID
+    partition_data: Sequence[PartitionIn]
+
+
+class ProduceIn(Protocol):
+    acks: int
+    topic_data: Sequence[TopicIn]
+
+
+@dataclass
+class Appended:
+    code: ErrorCode
+    base_offset: int = -1
+    message: str | None = None
+
+
+def produce(call: Call) -> Any:
+    req: ProduceIn = call.read(ProduceIn)
+    state = call.state
+    topic_class = call.item(call.response, "responses")
+    partition_class = call.item(topic_class, "partition_responses")
+    budget = Budget(call.limits.max_decompressed_bytes)
+    results = []
+    for t in req.topic_data:
+        topic = state.topics.get(t.name) if t.name else state.topic_by_id(t.topic_id)
+        partitions = []
+        for p in t.partition_data:
+            done = append_records(call, topic, p.index, p.records, budget)
+            log_start = -1
+            if done.code == ErrorCode.NONE and topic is not None:
+                log_start = topic.partitions[p.index].log_start
+            partitions.append(
+                call.build(
+                    partition_class,
+                    index=p.index,
+                    error_code=done.code,
+                    error_message=done.message,
+                    base_offset=done.base_offset,
+                    log_append_time_ms=-1,
+                    log_start_offset=log_start,
+                )
+            )
+        results.append(
+            call.build(
+                topic_class, name=t.name, topic_id=t.topic_id, partition_responses=partitions
+            )
+        )
+    if req.acks == 0:
+        return None
+    return call.respond(responses=results)
+
+
+def append_records(
+    call: Call, topic: Topic | None, index: int, data: bytes | None, budget: Budget
+) -> Appended:
+    """Append a partition's records; what the producer is told."""
+    if topic is None:
+        missing = call.version >= TOPIC_ID_VERSION
+        return Appended(
+            ErrorCode.UNKNOWN_TOPIC_ID if missing else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        )
+    if not 0 <= index < len(topic.partitions):
+        return Appended(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+    log = topic.partitions[index]
+    if log.leader != call.node.node_id:
+        return Appended(ErrorCode.NOT_LEADER_OR_FOLLOWER)
+    max_message = _int_config(topic.configs, "max.message.bytes", call.limits.message_max_bytes)
+    try:
+        batches = accepted_batches(call.shapes.records, data, call.version, max_message, budget)
+    except Refused as refused:
+        return Appended(refused.code, message=refused.message)
+    first = -1
+    for batch in batches:
+        done = append_batch(log, batch, call.limits.idempotence_window)
+        if done.code != ErrorCode.NONE:
+            return done
+        first = done.base_offset if first == -1 else first
+    return Appended(ErrorCode.NONE, first)
+
+
+def append_batch(log: PartitionLog, batch: Any, window: int) -> Appended:
+    """Append one magic-2 batch. An idempotent producer's retry of one of its last
+    ``window`` batches is acknowledged with the offset that batch got; a sequence gap, or
+    a new epoch that does not start at 0, is refused; an older epoch is fenced."""
+    pid, epoch = batch.producer_id, batch.producer_epoch
+    first, last = batch.base_sequence, batch.last_sequence
+    idempotent = pid >= 0 and first >= 0
+    entry = log.producers.get(pid) if idempotent else None
+    if entry is not None:
+        if epoch < entry.epoch:
+            return Appended(ErrorCode.INVALID_PRODUCER_EPOCH)
+        duplicate = entry.duplicate_of(epoch, first, last)
+        if duplicate is not None:
+            return Appended(ErrorCode.NONE, duplicate.base_offset)
+        if epoch != entry.epoch:
+            if first != 0:
+                return Appended(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+        elif not _in_sequence(entry.last_sequence, first):
+            return Appended(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER)
+    base = log.append(
+        batch.raw,
+        batch.last_offset_delta + 1,
+        max_timestamp=batch.max_timestamp,
+        producer_id=pid,
+        transactional=batch.is_transactional,
+        control=batch.is_control,
+    )
+    if idempotent:
+        if entry is None or entry.epoch != epoch:
+            entry = log.producers[pid] = ProducerEntry(epoch, deque(maxlen=window))
+        entry.batches.append(BatchMetadata(first, last, base))
+    return Appended(ErrorCode.NONE, base)
+
+
+def _int_config(configs: dict[str, str], name: str, default: int) -> int:
+    """A topic's numeric config, or ``default`` where it has none (or not a number)."""
+    try:
+        return int(configs[name])
+    except (KeyError, ValueError):
+        return default
+
+
+def _in_sequence(last: int, first: int) -> bool:
+    return first == last + 1 or (first == 0 and last == INT32_MAX)
+
+
+HANDLERS = (Handler(ApiKey.PRODUCE, (0, 13), produce, NAMES, ProduceIn),)
