@@ -259,8 +259,15 @@ def test_eof_during_api_versions_says_the_broker_may_predate_kip35(k: SimpleName
     assert "ApiVersions" in failed.reason and "0.10" in failed.reason
     assert conn.state.value == "closed"
     assert conn.receive_data(b"\x00\x00\x00\x01x", 2.0) == []  # nothing after the end
-    with pytest.raises(k.C.LocalProtocolError):
+    # The peer ended it: sending now names that cause, it is no misuse.
+    with pytest.raises(k.C.ConnectionFailedError) as raised:
         conn.send(k.md.MetadataRequest(), 2.0)
+    assert raised.value.cause is k.C.FailureCause.CLOSED_DURING_API_VERSIONS
+    assert raised.value.event is conn.failure
+    closed = connect(k)
+    closed.close()  # closed by the caller: sending is misuse
+    with pytest.raises(k.C.LocalProtocolError):
+        closed.send(k.md.MetadataRequest(), 2.0)
 
 
 def test_configured_broker_versions_skip_the_handshake(k: SimpleNamespace) -> None:
@@ -570,7 +577,7 @@ def test_throttle_pauses_sending_until_it_ends(k: SimpleNamespace) -> None:
     assert conn.handle_timer(2.5) == []
     [(header, _)] = sent(k, conn)
     assert header.correlation_id == cid and conn.throttled_until is None
-    assert conn.next_deadline() == 2.5 + conn.request_timeout  # its deadline starts now
+    assert conn.next_deadline() == 1.5 + conn.request_timeout  # its deadline began at send
 
 
 def test_no_client_side_throttle_before_kip219(k: SimpleNamespace) -> None:

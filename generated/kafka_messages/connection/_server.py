@@ -11,18 +11,17 @@ from ..errors import DecodeError, UnsupportedVersionError
 from ..headers import RequestHeader, ResponseHeader
 from ..negotiation import VersionRange
 from ..registry import API_KEYS, api_name
+from ._errors import LocalProtocolError, ProtocolFailure
 from ._events import (
-    ProtocolFailure,
     ConnectionClosed,
     ConnectionFailed,
     Event,
     FailureCause,
-    LocalProtocolError,
     RequestReceived,
     SaslTokenReceived,
 )
 from ._policy import (
-    _INT16,
+    INT16,
     API_VERSIONS,
     expects_response,
     SASL_HANDSHAKE,
@@ -95,8 +94,8 @@ class ServerConnection:
     def _request(self, frame: bytes) -> RequestReceived:
         if len(frame) < 8:
             raise ProtocolFailure(FailureCause.UNDECODABLE, f"a {len(frame)}-byte request frame")
-        api_key: int = _INT16.unpack_from(frame, 0)[0]
-        api_version: int = _INT16.unpack_from(frame, 2)[0]
+        api_key: int = INT16.unpack_from(frame, 0)[0]
+        api_version: int = INT16.unpack_from(frame, 2)[0]
         entry = API_KEYS.get(api_key)
         request: Any = None
         try:
