@@ -9,6 +9,7 @@ from .. import framing
 from ..errors import DecodeError, UnsupportedVersionError
 from ..headers import RequestHeader, ResponseHeader
 from ..negotiation import VersionRange
+from .._codec import item_class
 from ..registry import API_KEYS, api_name
 from ._errors import LocalProtocolError, ProtocolFailure
 from ._events import (
@@ -155,7 +156,7 @@ class ServerConnection:
         """
         entry = API_KEYS[API_VERSIONS]
         cls = entry.response
-        item = _struct_class(cls, "api_keys")
+        item = item_class(cls, "api_keys")
         own = versions.get(API_VERSIONS, (0, entry.max_version))
         if to.api_version > min(own[1], entry.max_version):
             low, high = own[0], min(own[1], entry.max_version)
@@ -174,13 +175,13 @@ class ServerConnection:
         if throttle_time_ms:
             fields["throttle_time_ms"] = throttle_time_ms
         if supported_features:
-            feature = _struct_class(cls, "supported_features")
+            feature = item_class(cls, "supported_features")
             fields["supported_features"] = [
                 feature(name=n, min_version=lo, max_version=hi)
                 for n, (lo, hi) in sorted(supported_features.items())
             ]
         if finalized_features_epoch != -1 or finalized_features:
-            feature = _struct_class(cls, "finalized_features")
+            feature = item_class(cls, "finalized_features")
             fields["finalized_features_epoch"] = finalized_features_epoch
             fields["finalized_features"] = [
                 feature(name=n, min_version_level=lo, max_version_level=hi)
@@ -200,14 +201,3 @@ class ServerConnection:
         self.closed = True
         self._buffer.clear()
         self._pending.clear()
-
-
-def _struct_class(cls: type, attr: str) -> Any:
-    """The class of the items of array field ``attr`` of a generated class (its name
-    differs between spec releases, so it is looked up from the codec tables)."""
-    from .._codec import CODECS
-
-    for spec in CODECS[cls].fields:
-        if spec[0] == attr and len(spec) > 2:
-            return spec[2]
-    raise UnsupportedVersionError(f"{cls.__name__} has no struct array {attr}")
