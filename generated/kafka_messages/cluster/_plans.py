@@ -85,7 +85,10 @@ def refresh(state: ClusterState, topics: list[str] | None = None) -> Plan[Cluste
         if topics is None:
             return request_class(topics=None if version >= 1 else ())
         topic = item_class(request_class, "topics")
-        return request_class(topics=[topic(name=name) for name in topics])
+        wanted = [topic(name=name) for name in topics]
+        if version < 4:  # before v4 a broker may create the topics it is asked about
+            return request_class(topics=wanted)
+        return request_class(topics=wanted, allow_auto_topic_creation=False)
 
     [answer] = yield Ask([(None, Build(make))])
     if isinstance(answer, Exception):
