@@ -1,21 +1,19 @@
 # kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
 """``ClientConnection``: the client side of a Kafka connection, without I/O.
 
-The opening (ApiVersions, SASL, the KIP-368 re-login) is the ``Handshake`` object's; this
-module owns the request pipeline: correlation ids, the queue and the in-flight table, the
-in-flight limit, KIP-219 throttling and every deadline.
+It composes two objects: the ``Handshake`` (ApiVersions, SASL, the KIP-368 re-login) and
+the ``Pipeline`` (correlation ids, queue, in-flight limit, throttle, deadlines). This module
+keeps the state, splits the frames and turns what happens into events.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
 from .. import framing, negotiation
 from ..errors import DecodeError, UnsupportedVersionError
-from ..headers import RequestHeader
 from ..negotiation import VersionRange
 from ..registry import API_KEYS, api_name
 from ..sasl import SaslMechanism
@@ -30,16 +28,14 @@ from ._events import (
     Request,
     RequestTimedOut,
     Response,
-    Throttled,
 )
 from ._handshake import Finished, Handshake, SendRequest, SendToken, Step, Throttle
+from ._pipeline import UNSOLICITED, PendingRequest, Pipeline
 from ._policy import (
-    CLIENT_THROTTLE_FROM,
     DEFAULT_POLICY,
     INT32,
     SASL_HANDSHAKE,
     SOFTWARE_PATTERN,
-    UNSOLICITED_MEMORY,
     check_version,
     choose_version,
     expects_response,
@@ -68,49 +64,6 @@ class ConnectionState(Enum):
 _OPENING = (ConnectionState.NEGOTIATING, ConnectionState.AUTHENTICATING)
 
 
-class PendingRequest:
-    """A request queued or written, until its response."""
-
-    __slots__ = (
-        "correlation_id",
-        "api_key",
-        "api_version",
-        "request",
-        "data",
-        "internal",
-        "expects_response",
-        "queued_at",
-        "sent_at",
-        "deadline",
-    )
-
-    def __init__(
-        self,
-        correlation_id: int,
-        api_key: int,
-        api_version: int,
-        request: Any,
-        data: bytes,
-        internal: bool,
-        expects_response: bool,
-        queued_at: float,
-        deadline: float,
-    ) -> None:
-        self.correlation_id = correlation_id
-        self.api_key = api_key
-        self.api_version = api_version
-        self.request = request
-        self.data = data
-        """The size-prefixed frame."""
-        self.internal = internal
-        """A request of the handshake, not the caller's."""
-        self.expects_response = expects_response
-        self.queued_at = queued_at
-        self.sent_at = queued_at
-        self.deadline = deadline
-        """Counted from ``send``: a queued request has one too."""
-
-
 class ClientConnection:
     """The client side of one Kafka connection, without I/O.
 
@@ -135,6 +88,8 @@ class ClientConnection:
         policy: Mapping[int, VersionRange] = DEFAULT_POLICY,
         release_table: Mapping[str, Mapping[int, VersionRange]] | None = None,
     ) -> None:
+        options = dict(locals())  # for ``fresh``
+        del options["self"]
         for part in client_software:
             if not SOFTWARE_PATTERN.fullmatch(part):
                 raise ValueError(
@@ -145,20 +100,9 @@ class ClientConnection:
             raise ValueError("max_in_flight must be at least 1")
         if request_timeout <= 0 or max_frame_size < 4:
             raise ValueError("request_timeout must be positive, max_frame_size at least 4")
-        self._options: dict[str, Any] = dict(
-            client_id=client_id,
-            client_software=client_software,
-            max_in_flight=max_in_flight,
-            request_timeout=request_timeout,
-            max_frame_size=max_frame_size,
-            broker_versions=broker_versions,
-            sasl=sasl,
-            policy=policy,
-            release_table=release_table,
-        )
+        self._options: dict[str, Any] = options
         self.client_id = client_id
         self.client_software = client_software
-        self.max_in_flight = max_in_flight
         self.request_timeout = request_timeout
         self.max_frame_size = max_frame_size
         self.policy = dict(policy)
@@ -172,11 +116,7 @@ class ClientConnection:
         self._state = ConnectionState.IDLE
         self._buffer = bytearray()
         self._out = bytearray()
-        self._next_id = 0
-        self._in_flight: dict[int, PendingRequest] = {}
-        self._queue: deque[PendingRequest] = deque()
-        self._unsolicited: dict[int, None] = {}
-        self._throttled_until: float | None = None
+        self._pipeline = Pipeline(self._out, client_id, max_in_flight, request_timeout)
         self._raw_deadline: float | None = None
         self._opening_deadline: float | None = None
         self._login_started = 0.0
@@ -197,6 +137,11 @@ class ClientConnection:
         return self._state
 
     @property
+    def max_in_flight(self) -> int:
+        """Requests written and unanswered at most; more wait in the queue."""
+        return self._pipeline.max_in_flight
+
+    @property
     def versions(self) -> dict[int, VersionRange]:
         """The broker's ranges (empty before the handshake)."""
         return dict(self._handshake.versions)
@@ -205,18 +150,18 @@ class ClientConnection:
     def in_flight(self) -> int:
         """The caller's requests written and waiting for their response."""
         if self._state is ConnectionState.READY:  # no internal request is in flight then
-            return len(self._in_flight)
-        return sum(1 for p in self._in_flight.values() if not p.internal)
+            return len(self._pipeline.in_flight)
+        return self._pipeline.callers_in_flight()
 
     @property
     def queued(self) -> int:
         """Requests sent while paused, not written yet."""
-        return len(self._queue)
+        return len(self._pipeline.queue)
 
     @property
     def throttled_until(self) -> float | None:
         """While throttled (KIP-219), when sending resumes; else None."""
-        return self._throttled_until
+        return self._pipeline.throttled_until
 
     @property
     def buffered(self) -> int:
@@ -225,10 +170,11 @@ class ClientConnection:
 
     def awaiting(self, correlation_id: int) -> bool:
         """True while a response to ``correlation_id`` is expected (queued or in flight)."""
-        pending = self._in_flight.get(correlation_id)
+        pending = self._pipeline.in_flight.get(correlation_id)
         if pending is not None:
             return not pending.internal
-        return any(p.correlation_id == correlation_id and p.expects_response for p in self._queue)
+        queue = self._pipeline.queue
+        return any(p.correlation_id == correlation_id and p.expects_response for p in queue)
 
     def data_to_send(self) -> bytes:
         """The bytes to write to the socket now (b"" when none); the caller must write all."""
@@ -238,13 +184,10 @@ class ClientConnection:
 
     def next_deadline(self) -> float | None:
         """When to call ``handle_timer`` next (None: no timer needed)."""
-        deadlines = [p.deadline for p in self._in_flight.values()]
-        deadlines += [p.deadline for p in self._queue]
+        deadlines = self._pipeline.deadlines()
         for moment in (self._raw_deadline, self._opening_deadline, self._reauthenticate_at):
             if moment is not None:
                 deadlines.append(moment)
-        if self._queue and self._throttled_until is not None:
-            deadlines.append(self._throttled_until)
         return min(deadlines) if deadlines else None
 
     def version_for(self, api_key: int) -> int:
@@ -310,11 +253,16 @@ class ClientConnection:
         if timeout is not None and not timeout > 0:
             raise ValueError(f"timeout must be positive, not {timeout}")
         # Produce with acks=0 gets no response at all: waiting for one would time out.
-        pending = self._encode(request, api_key, version, now, timeout, False)
+        pending = self._pipeline.encode(request, api_key, version, now, timeout, False)
         pending.expects_response = expects_response(request)
-        self._queue.append(pending)
+        self._pipeline.queue.append(pending)
+        try:
+            self._reauthenticate_if_due(now, [])  # its steps only write requests
+        except ProtocolFailure as failure:
+            self._fail([], failure.cause, failure.reason)
+            raise ConnectionFailedError.from_event(self.failure or failure_event(failure))
         if self._state is ConnectionState.READY:
-            self._write_queued(now)
+            self._pipeline.write_queued(now)
         return pending.correlation_id
 
     def receive_data(self, data: bytes, now: float) -> list[Event]:
@@ -359,7 +307,7 @@ class ClientConnection:
             if self._state in _OPENING:
                 waiting = ", ".join(
                     f"{api_name(p.api_key)} v{p.api_version} (correlation id {p.correlation_id})"
-                    for p in self._in_flight.values()
+                    for p in self._pipeline.in_flight.values()
                 )
                 raise ProtocolFailure(
                     FailureCause.TIMED_OUT,
@@ -369,13 +317,9 @@ class ClientConnection:
             self._opening_deadline = None
         if self._raw_deadline is not None and now >= self._raw_deadline:
             raise ProtocolFailure(FailureCause.TIMED_OUT, "no answer to a SASL token in time")
-        expired = sorted(
-            (p for p in self._in_flight.values() if now >= p.deadline),
-            key=lambda p: p.correlation_id,
-        )
+        expired = self._pipeline.expire_in_flight(now)
         if expired:
             for pending in expired:
-                del self._in_flight[pending.correlation_id]
                 if not pending.internal:
                     elapsed = now - pending.queued_at
                     events.append(
@@ -387,72 +331,26 @@ class ClientConnection:
                 f"{api_name(p.api_key)} (correlation id {p.correlation_id})" for p in expired
             )
             raise ProtocolFailure(FailureCause.TIMED_OUT, f"no response in time to {names}")
+        self._reauthenticate_if_due(now, events)
+        self._flush(now, events)
+
+    def _reauthenticate_if_due(self, now: float, events: list[Event]) -> None:
+        """Log in again once the session nears its end (KIP-368): also checked by ``send``,
+        so that a client idle past that moment never writes on an expired session."""
         due = self._reauthenticate_at
         if due is not None and now >= due and self._state is ConnectionState.READY:
             self._reauthenticate_at = None
             self._set_state(ConnectionState.REAUTHENTICATING)
             self._carry_out(self._handshake.reauthenticate(), None, now, events)
-        self._flush(now, events)
 
     # --- writing ------------------------------------------------------------------------
 
-    def _encode(
-        self,
-        request: Any,
-        api_key: int,
-        version: int,
-        now: float,
-        timeout: float | None,
-        internal: bool,
-    ) -> PendingRequest:
-        cid = self._next_id
-        header = RequestHeader(api_key, version, cid, self.client_id)
-        data = framing.add_size_prefix(framing.encode_request(header, request))
-        self._next_id = (cid + 1) & 0x7FFFFFFF  # taken only once the request encoded
-        deadline = now + (self.request_timeout if timeout is None else timeout)
-        return PendingRequest(cid, api_key, version, request, data, internal, True, now, deadline)
-
-    def _write(self, pending: PendingRequest, now: float) -> None:
-        self._out += pending.data
-        pending.sent_at = now
-        if pending.expects_response:
-            self._in_flight[pending.correlation_id] = pending
-        else:
-            self._unsolicited[pending.correlation_id] = None
-            if len(self._unsolicited) > UNSOLICITED_MEMORY:
-                del self._unsolicited[next(iter(self._unsolicited))]
-
     def _flush(self, now: float, events: list[Event]) -> None:
-        """End a throttle that is over, drop queued requests past their deadline, and write
-        queued requests while neither pause holds."""
-        if self._throttled_until is not None and now >= self._throttled_until:
-            self._throttled_until = None
-        if self._queue and any(now >= p.deadline for p in self._queue):
-            kept: deque[PendingRequest] = deque()
-            for pending in self._queue:
-                if now < pending.deadline:
-                    kept.append(pending)
-                elif pending.expects_response:
-                    elapsed = now - pending.queued_at
-                    events.append(
-                        RequestTimedOut(
-                            pending.correlation_id,
-                            pending.request,
-                            pending.api_version,
-                            elapsed,
-                            written=False,
-                            throttled_until=self._throttled_until,
-                        )
-                    )
-            self._queue = kept
+        """Drop queued requests past their deadline, and write queued requests while
+        neither pause holds."""
+        events.extend(self._pipeline.expire_queued(now))
         if self._state is ConnectionState.READY:
-            self._write_queued(now)
-
-    def _write_queued(self, now: float) -> None:
-        if self._throttled_until is not None and now < self._throttled_until:
-            return
-        while self._queue and len(self._in_flight) < self.max_in_flight:
-            self._write(self._queue.popleft(), now)
+            self._pipeline.write_queued(now)
 
     def _carry_out(
         self, steps: list[Step], answered: PendingRequest | None, now: float, events: list[Event]
@@ -465,8 +363,9 @@ class ClientConnection:
                     self._login_started = now
                     if self._state is ConnectionState.NEGOTIATING:
                         self._set_state(ConnectionState.AUTHENTICATING)
-                pending = self._encode(step.body, step.api_key, step.version, now, None, True)
-                self._write(pending, now)
+                pipeline = self._pipeline
+                pending = pipeline.encode(step.body, step.api_key, step.version, now, None, True)
+                pipeline.write(pending, now)
             elif isinstance(step, SendToken):
                 self._out += framing.add_size_prefix(step.token)
                 self._raw_deadline = now + self.request_timeout
@@ -513,11 +412,10 @@ class ClientConnection:
                 FailureCause.UNDECODABLE, f"a {len(frame)}-byte frame has no correlation id"
             )
         (cid,) = INT32.unpack_from(frame, 0)
-        pending = self._in_flight.pop(cid, None)
+        pending = self._pipeline.answered(cid)
+        if pending is UNSOLICITED:
+            return  # an answer to an acks=0 Produce: nobody waits for it
         if pending is None:
-            if cid in self._unsolicited:
-                del self._unsolicited[cid]  # an answer to acks=0: nobody waits for it
-                return
             raise ProtocolFailure(
                 FailureCause.UNKNOWN_CORRELATION_ID,
                 f"a response with correlation id {cid}, which no request in flight has",
@@ -541,12 +439,9 @@ class ClientConnection:
             self._throttle(pending, ms, now, events)
 
     def _throttle(self, pending: PendingRequest, ms: int, now: float, events: list[Event]) -> None:
-        if pending.api_version < CLIENT_THROTTLE_FROM.get(pending.api_key, 0):
-            return  # the broker already delayed this response by ms (before KIP-219)
-        until = now + ms / 1000.0
-        if self._throttled_until is None or until > self._throttled_until:
-            self._throttled_until = until
-        events.append(Throttled(pending.correlation_id, ms, until))
+        throttled = self._pipeline.throttle(pending, ms, now)
+        if throttled is not None:
+            events.append(throttled)
 
     # --- the end ------------------------------------------------------------------------
 
@@ -564,7 +459,7 @@ class ClientConnection:
                 "the broker closed the connection during SASL authentication (wrong "
                 "credentials or mechanism?)",
             )
-        if self._in_flight or self._queue or self._buffer:
+        if self._pipeline.in_flight or self._pipeline.queue or self._buffer:
             partial = f", {len(self._buffer)} bytes of a frame unread" if self._buffer else ""
             raise ProtocolFailure(
                 FailureCause.CLOSED,
@@ -578,10 +473,7 @@ class ClientConnection:
         events.append(ConnectionClosed())
 
     def _fail(self, events: list[Event], cause: FailureCause, reason: str) -> None:
-        unanswered = sorted(
-            [p.correlation_id for p in self._in_flight.values() if not p.internal]
-            + [p.correlation_id for p in self._queue if p.expects_response]
-        )
+        unanswered = self._pipeline.unanswered()
         self._close()
         self.failure = ConnectionFailed(cause, reason, tuple(unanswered))
         events.append(self.failure)
@@ -590,8 +482,7 @@ class ClientConnection:
         self._set_state(ConnectionState.CLOSED)
         self._buffer.clear()
         self._out.clear()
-        self._in_flight.clear()
-        self._queue.clear()
+        self._pipeline.clear()
         self._raw_deadline = None
         self._opening_deadline = None
         self._reauthenticate_at = None
@@ -599,3 +490,7 @@ class ClientConnection:
     def _set_state(self, state: ConnectionState) -> None:
         """The one place the state changes."""
         self._state = state
+
+
+def failure_event(failure: ProtocolFailure) -> ConnectionFailed:
+    return ConnectionFailed(failure.cause, failure.reason)
