@@ -12,9 +12,18 @@ import asyncio
 from ..aio import AsyncClient
 from ..connection import ClientConnection, ConnectionFailedError, ConnectionState
 from ..connection import expects_response
-from . import _plans
 from ._metadata import ClusterMetadata
-from ._plans import Ask, Build, ClusterState, Plan
+from ._plans import (
+    Ask,
+    Build,
+    ClusterState,
+    Plan,
+    coordinator_request_plan,
+    fetch_plan,
+    leader_request_plan,
+    produce_plan,
+    refresh_plan,
+)
 from ._responses import FetchedPartition
 
 T = TypeVar("T")
@@ -73,7 +82,7 @@ class AsyncCluster:
 
     async def refresh(self, topics: list[str] | None = None) -> ClusterMetadata:
         """Read the metadata again (of ``topics``, or of every topic)."""
-        return await self.run(_plans.refresh(self.state, topics))
+        return await self.run(refresh_plan(self.state, topics))
 
     async def request(self, request: Any, **options: Any) -> Any:
         """``request`` to any broker (the bootstrap connection)."""
@@ -81,11 +90,11 @@ class AsyncCluster:
 
     async def leader_request(self, topic: str, partition: int, request: Any) -> Any:
         """``request`` to the leader of ``topic``'s ``partition``."""
-        return await self.run(_plans.to_leader(self.state, topic, partition, request))
+        return await self.run(leader_request_plan(self.state, topic, partition, request))
 
     async def group_request(self, group_id: str, request: Any) -> Any:
         """``request`` to the coordinator of consumer group ``group_id``."""
-        return await self.run(_plans.to_coordinator(self.state, group_id, request))
+        return await self.run(coordinator_request_plan(self.state, group_id, request))
 
     async def produce(
         self, topic: str, batches: Mapping[int, bytes], *, acks: int = -1, timeout_ms: int = 30000
@@ -93,7 +102,7 @@ class AsyncCluster:
         """Write one record batch (``records.build_batch``) per partition, each to its
         leader; returns partition -> base offset. Raises ``ProtocolError`` for a partition
         error that retrying does not cure."""
-        return await self.run(_plans.produce(self.state, topic, batches, acks, timeout_ms))
+        return await self.run(produce_plan(self.state, topic, batches, acks, timeout_ms))
 
     async def fetch(
         self,
@@ -106,7 +115,7 @@ class AsyncCluster:
     ) -> dict[int, FetchedPartition]:
         """The records of each partition from its offset in ``offsets`` (partition ->
         offset), from the leaders: partition -> ``FetchedPartition``."""
-        plan = _plans.fetch(self.state, topic, offsets, max_wait_ms, max_bytes, isolation_level)
+        plan = fetch_plan(self.state, topic, offsets, max_wait_ms, max_bytes, isolation_level)
         return await self.run(plan)
 
     async def close(self) -> None:

@@ -76,7 +76,7 @@ def pick(cls: type, *names: str) -> str:
 # --- metadata -------------------------------------------------------------------------------
 
 
-def refresh(state: ClusterState, topics: list[str] | None = None) -> Plan[ClusterMetadata]:
+def refresh_plan(state: ClusterState, topics: list[str] | None = None) -> Plan[ClusterMetadata]:
     """Ask any broker for Metadata (of ``topics``, or of every topic)."""
     request_class = message(METADATA)
 
@@ -158,14 +158,14 @@ def by_leader(
     return groups
 
 
-def produce(
+def produce_plan(
     state: ClusterState, topic: str, batches: Mapping[int, bytes], acks: int, timeout_ms: int
 ) -> Plan[dict[int, int]]:
     """Each partition's batch to its leader; returns partition -> base offset (-1 with
     acks=0). A moved leader (NOT_LEADER_OR_FOLLOWER) or a lost connection: the metadata is
     refreshed and those partitions sent again, ``state.retries`` times at most."""
     if topic not in state.metadata.topics:
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     offsets: dict[int, int] = {}
     left = dict(batches)
     for attempt in range(state.retries + 1):
@@ -198,11 +198,11 @@ def produce(
             return offsets
         if failure is not None and attempt == state.retries:
             raise failure
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     return offsets
 
 
-def fetch(
+def fetch_plan(
     state: ClusterState,
     topic: str,
     offsets: Mapping[int, int],
@@ -213,7 +213,7 @@ def fetch(
     """Records of each partition from ``offsets``, from the leaders; moved leaders are
     looked up again as for ``produce``. Other partition errors are in the result."""
     if topic not in state.metadata.topics:
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     result: dict[int, FetchedPartition] = {}
     left = dict(offsets)
     for attempt in range(state.retries + 1):
@@ -240,14 +240,14 @@ def fetch(
             return result
         if failure is not None and attempt == state.retries:
             raise failure
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     return result
 
 
 # --- routing --------------------------------------------------------------------------------
 
 
-def coordinator(state: ClusterState, group_id: str, again: bool = False) -> Plan[int]:
+def coordinator_plan(state: ClusterState, group_id: str, again: bool = False) -> Plan[int]:
     """The node id of ``group_id``'s coordinator (FindCoordinator, remembered)."""
     if not again and group_id in state.coordinators:
         return state.coordinators[group_id]
@@ -273,12 +273,12 @@ def coordinator(state: ClusterState, group_id: str, again: bool = False) -> Plan
     return node_id
 
 
-def to_coordinator(state: ClusterState, group_id: str, request: Item) -> Plan[Any]:
+def coordinator_request_plan(state: ClusterState, group_id: str, request: Item) -> Plan[Any]:
     """``request`` to the group's coordinator; on NOT_COORDINATOR or
     COORDINATOR_NOT_AVAILABLE (or a lost connection) it is found again and asked again."""
     answer: Any = None
     for attempt in range(state.retries + 1):
-        node = yield from coordinator(state, group_id, again=attempt > 0)
+        node = yield from coordinator_plan(state, group_id, again=attempt > 0)
         [answer] = yield Ask([(node, request)])
         if isinstance(answer, Exception):
             if attempt == state.retries:
@@ -291,12 +291,14 @@ def to_coordinator(state: ClusterState, group_id: str, request: Item) -> Plan[An
     return answer
 
 
-def to_leader(state: ClusterState, topic: str, partition: int, request: Item) -> Plan[Any]:
+def leader_request_plan(
+    state: ClusterState, topic: str, partition: int, request: Item
+) -> Plan[Any]:
     """``request`` to the leader of ``topic``'s ``partition``; on NOT_LEADER_OR_FOLLOWER (or a
     lost connection) the metadata is refreshed and it is asked again."""
     answer: Any = None
     if topic not in state.metadata.topics:
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     for attempt in range(state.retries + 1):
         node = state.metadata.leader(topic, partition)
         [answer] = yield Ask([(node, request)])
@@ -309,7 +311,7 @@ def to_leader(state: ClusterState, topic: str, partition: int, request: Item) ->
             if isinstance(answer, Exception):
                 raise answer
             return answer
-        yield from refresh(state, [topic])
+        yield from refresh_plan(state, [topic])
     return answer
 
 

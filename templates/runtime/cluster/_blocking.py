@@ -9,9 +9,18 @@ from typing import Any, TypeVar
 from ..client import Client
 from ..connection import ClientConnection, ConnectionFailedError, ConnectionState
 from ..connection import expects_response
-from . import _plans
 from ._metadata import ClusterMetadata
-from ._plans import Ask, Build, ClusterState, Plan
+from ._plans import (
+    Ask,
+    Build,
+    ClusterState,
+    Plan,
+    coordinator_request_plan,
+    fetch_plan,
+    leader_request_plan,
+    produce_plan,
+    refresh_plan,
+)
 from ._responses import FetchedPartition
 
 T = TypeVar("T")
@@ -70,7 +79,7 @@ class Cluster:
 
     def refresh(self, topics: list[str] | None = None) -> ClusterMetadata:
         """Read the metadata again (of ``topics``, or of every topic)."""
-        return self.run(_plans.refresh(self.state, topics))
+        return self.run(refresh_plan(self.state, topics))
 
     def request(self, request: Any, **options: Any) -> Any:
         """``request`` to any broker (the bootstrap connection)."""
@@ -78,11 +87,11 @@ class Cluster:
 
     def leader_request(self, topic: str, partition: int, request: Any) -> Any:
         """``request`` to the leader of ``topic``'s ``partition``."""
-        return self.run(_plans.to_leader(self.state, topic, partition, request))
+        return self.run(leader_request_plan(self.state, topic, partition, request))
 
     def group_request(self, group_id: str, request: Any) -> Any:
         """``request`` to the coordinator of consumer group ``group_id``."""
-        return self.run(_plans.to_coordinator(self.state, group_id, request))
+        return self.run(coordinator_request_plan(self.state, group_id, request))
 
     def produce(
         self, topic: str, batches: Mapping[int, bytes], *, acks: int = -1, timeout_ms: int = 30000
@@ -90,7 +99,7 @@ class Cluster:
         """Write one record batch (``records.build_batch``) per partition, each to its
         leader; returns partition -> base offset. Raises ``ProtocolError`` for a partition
         error that retrying does not cure."""
-        return self.run(_plans.produce(self.state, topic, batches, acks, timeout_ms))
+        return self.run(produce_plan(self.state, topic, batches, acks, timeout_ms))
 
     def fetch(
         self,
@@ -103,7 +112,7 @@ class Cluster:
     ) -> dict[int, FetchedPartition]:
         """The records of each partition from its offset in ``offsets`` (partition ->
         offset), from the leaders: partition -> ``FetchedPartition``."""
-        plan = _plans.fetch(self.state, topic, offsets, max_wait_ms, max_bytes, isolation_level)
+        plan = fetch_plan(self.state, topic, offsets, max_wait_ms, max_bytes, isolation_level)
         return self.run(plan)
 
     def close(self) -> None:
