@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -621,9 +622,17 @@ class Broker:
         versions: dict[int, tuple[int, int]],
         mechanisms: dict[str, Any] | None = None,
         ignore: tuple[int, ...] = (),
+        session_lifetime_ms: int = 60000,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.k = k
         self.ignore = ignore
+        self.session_lifetime_ms = session_lifetime_ms
+        self.clock = clock
+        """With a clock, a request after the session's end closes the connection, as
+        Kafka does (KIP-368)."""
+        self.session_ends: float | None = None
+        self.logins = 0
         self.versions = versions
         self.mechanisms = mechanisms or {}
         self.conn = k.C.ServerConnection()
@@ -661,10 +670,19 @@ class Broker:
                     body = k.auth.SaslAuthenticateResponse(error_code=58, error_message=str(exc))
                 else:
                     body = k.auth.SaslAuthenticateResponse(
-                        auth_bytes=answer, session_lifetime_ms=60000
+                        auth_bytes=answer, session_lifetime_ms=self.session_lifetime_ms
                     )
+                    if self.exchange.complete:
+                        self.logins += 1
+                        if self.clock is not None:
+                            lifetime = self.session_lifetime_ms / 1000
+                            self.session_ends = self.clock() + lifetime
                 self.conn.send_response(event, body)
             elif event.api_key == 3:
+                if self.session_ends is not None and self.clock is not None:
+                    if self.clock() > self.session_ends:
+                        self.closed = True  # the session expired: Kafka closes
+                        return b""
                 self.conn.send_response(event, k.md.MetadataResponse(cluster_id="scripted"))
         return bytes(self.conn.data_to_send())
 
