@@ -88,8 +88,12 @@ class ClientConnection:
         policy: Mapping[int, VersionRange] = DEFAULT_POLICY,
         release_table: Mapping[str, Mapping[int, VersionRange]] | None = None,
     ) -> None:
-        options = dict(locals())  # for ``fresh``
-        del options["self"]
+        # for ``fresh`` (written out: the compiled build has no ``locals()``)
+        options: dict[str, Any] = dict(
+            client_id=client_id, client_software=client_software, max_in_flight=max_in_flight,
+            request_timeout=request_timeout, max_frame_size=max_frame_size,
+            broker_versions=broker_versions, sasl=sasl, policy=policy, release_table=release_table,
+        )  # fmt: skip
         for part in client_software:
             if not SOFTWARE_PATTERN.fullmatch(part):
                 raise ValueError(
@@ -100,7 +104,7 @@ class ClientConnection:
             raise ValueError("max_in_flight must be at least 1")
         if request_timeout <= 0 or max_frame_size < 4:
             raise ValueError("request_timeout must be positive, max_frame_size at least 4")
-        self._options: dict[str, Any] = options
+        self._options = options
         self.client_id = client_id
         self.client_software = client_software
         self.request_timeout = request_timeout
@@ -260,7 +264,7 @@ class ClientConnection:
             self._reauthenticate_if_due(now, [])  # its steps only write requests
         except ProtocolFailure as failure:
             self._fail([], failure.cause, failure.reason)
-            raise ConnectionFailedError.from_event(self.failure or failure_event(failure))
+            raise ConnectionFailedError(failure.reason, self.failure) from None
         if self._state is ConnectionState.READY:
             self._pipeline.write_queued(now)
         return pending.correlation_id
@@ -490,7 +494,3 @@ class ClientConnection:
     def _set_state(self, state: ConnectionState) -> None:
         """The one place the state changes."""
         self._state = state
-
-
-def failure_event(failure: ProtocolFailure) -> ConnectionFailed:
-    return ConnectionFailed(failure.cause, failure.reason)
