@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import socket
 import time
-from ssl import SSLContext, SSLError
 from typing import Any, TypeVar, overload
 
 from .connection import (
@@ -38,6 +37,10 @@ from .connection import (
     TypedRequest,
     expects_response,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # ssl takes about 25 ms to import: only a TLS connection imports it
+    from ssl import SSLContext
 
 R = TypeVar("R")
 
@@ -260,6 +263,8 @@ def open_socket(
         raise _failed(FailureCause.CONNECT_FAILED, f"{address}: {exc.strerror or exc}") from None
     if ssl is None:
         return sock
+    from ssl import SSLError
+
     try:
         sock.settimeout(max(deadline - time.monotonic(), 0.001))
         return ssl.wrap_socket(sock, server_hostname=server_hostname)
