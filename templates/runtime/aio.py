@@ -144,17 +144,25 @@ class AsyncClient:
         budget = self.timeout if timeout is None else timeout
         deadline = self._loop.time() + budget
         while True:
-            try:
-                await self._open(self.connection.fresh(), min(self.timeout, budget))
-            except ConnectionFailedError:
-                delay = self.backoff.next_delay()
-                budget = deadline - self._loop.time() - delay
-                if budget <= 0:
-                    raise
-                await asyncio.sleep(delay)
-            else:
+            # No await inside an except clause: the compiled build loses the exception there.
+            failure = await self._try_open(self.connection.fresh(), min(self.timeout, budget))
+            if failure is None:
                 self.backoff.reset()
                 return
+            delay = self.backoff.next_delay()
+            budget = deadline - self._loop.time() - delay
+            if budget <= 0:
+                raise failure
+            await asyncio.sleep(delay)
+
+    async def _try_open(
+        self, connection: ClientConnection, timeout: float
+    ) -> ConnectionFailedError | None:
+        try:
+            await self._open(connection, timeout)
+        except ConnectionFailedError as exc:
+            return exc
+        return None
 
     async def close(self) -> None:
         self.connection.close()
@@ -183,14 +191,17 @@ class AsyncClient:
         except OSError as exc:
             reason = f"{address}: {exc.strerror or exc}"
             raise _failed(FailureCause.CONNECT_FAILED, reason) from None
+        failure: BaseException | None = None
         try:
             self._after(connection.start(self._loop.time(), timeout=deadline - self._loop.time()))
             self._task = asyncio.create_task(self._read(connection, reader))
             await self._ready
-        except BaseException:
+        except BaseException as exc:  # no await in here: see reconnect
+            failure = exc
+        if failure is not None:
             self.connection.close()
             await self._stop()
-            raise
+            raise failure
 
     async def _read(self, connection: ClientConnection, reader: asyncio.StreamReader) -> None:
         while connection.state is not ConnectionState.CLOSED:

@@ -182,11 +182,14 @@ class Client:
         )
         try:
             self._handle(connection.start(time.monotonic(), timeout=deadline - time.monotonic()))
-            while self._ready is None:
+            while not self._is_ready():  # a method: the compiled build would keep "None"
                 self._pump()
         except BaseException:
             self.close()
             raise
+
+    def _is_ready(self) -> bool:
+        return self._ready is not None
 
     def _pump(self) -> None:
         """Wait for bytes or the next deadline, whichever comes first, and handle them."""

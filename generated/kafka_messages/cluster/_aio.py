@@ -67,11 +67,14 @@ class AsyncCluster:
         """Connect to the first bootstrap server that answers and read the metadata of
         every topic."""
         cluster = cls(bootstrap, connection, timeout=timeout, ssl=ssl, retries=retries)
+        failure: BaseException | None = None
         try:
             await cluster.refresh()
-        except BaseException:
+        except BaseException as exc:  # no await in an except clause (the compiled build)
+            failure = exc
+        if failure is not None:
             await cluster.close()
-            raise
+            raise failure
         return cluster
 
     @property
