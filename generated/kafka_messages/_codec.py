@@ -86,6 +86,21 @@ def bind(
     CODECS[cls] = Codec(cls.__name__, tuple(table), by_version, flexible)
 
 
+def field_names(cls: type) -> tuple[str, ...]:
+    """The attributes of a generated class, in field order."""
+    return tuple(spec[0] for spec in CODECS[cls].fields)
+
+
+def item_class(cls: type, attr: str) -> Any:
+    """The class of the items of array field ``attr`` (or of struct field ``attr``) of a
+    generated class: its name differs between spec releases, so code that builds messages
+    for any release looks it up here."""
+    for spec in CODECS[cls].fields:
+        if spec[0] == attr and len(spec) > 2:
+            return spec[2]
+    raise KeyError(f"{cls.__name__} has no struct field {attr}")
+
+
 class Struct:
     """A Kafka message or struct: one dataclass covering every version of it.
 

@@ -353,10 +353,24 @@ def error_name(code: int) -> str:
         return f"UNKNOWN_ERROR_CODE({code})"
 
 
-def errors_in(response: object) -> Iterator[tuple[str, int]]:
-    """``(field path, code)`` of every non-zero ``error_code`` in ``response``, depth first
-    (``topics[0].partitions[2].error_code``)."""
-    return error_fields(response)
+def error_code(code: int) -> ErrorCode:
+    """``ErrorCode(code)``; for a code this package does not list (a newer broker's), a
+    stand-in ``ErrorCode`` named ``UNKNOWN_ERROR_CODE(code)``, equal to ``code``, not
+    retriable. Never raises."""
+    try:
+        return ErrorCode(code)
+    except ValueError:
+        unknown = int.__new__(ErrorCode, code)
+        unknown._name_ = f"UNKNOWN_ERROR_CODE({code})"
+        unknown._value_ = code
+        return unknown
+
+
+def errors_in(response: object) -> Iterator[tuple[str, ErrorCode]]:
+    """``(field path, error)`` of every non-zero ``error_code`` in ``response``, depth first
+    (``("topics[0].partitions[2].error_code", ErrorCode.NOT_LEADER_OR_FOLLOWER)``)."""
+    for path, code in error_fields(response):
+        yield path, error_code(code)
 
 
 def raise_for_errors(response: object) -> None:

@@ -45,7 +45,7 @@ RUNTIME_HEADER = (
 )
 #: Runtime modules a package gets only when it has the request and response headers:
 #: framing and everything built on it.
-FRAMING_MODULES = frozenset({"framing", "connection", "client", "aio"})
+FRAMING_MODULES = frozenset({"framing", "connection", "client", "aio", "cluster"})
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 A client library vendors a package of the APIs it speaks; Kafka's specs also hold the
 broker-to-broker and controller APIs, KRaft's metadata records and the coordinators'
-records. A selection keeps the chosen APIs (request and response), the headers, and the
+records. A selection keeps the chosen APIs (request and response), ApiVersions and the headers
+(without them a client cannot connect), and the
 ``data`` specs of the folders the kept requests come from (in Kafka's clients module: the
 consumer protocol's subscription and assignment, ...); it drops the rest. Each message
 carries the structs it uses, so nothing else is needed.
@@ -17,6 +18,8 @@ from .model import Message
 
 #: Kafka's listener names (a request's ``listeners`` key).
 LISTENERS = ("zkBroker", "broker", "controller")
+#: ApiVersions: kept by every selection.
+API_VERSIONS_KEY = 18
 
 
 class SelectionError(ValueError):
@@ -46,6 +49,9 @@ class Selection:
         requests = [m for m in messages if m.type == "request" and m.api_key is not None]
         keys = {m.api_key for m in requests if set(m.listeners) & set(self.listeners)}
         keys |= self._named(requests)
+        # A client cannot connect without ApiVersions (the handshake of KIP-35) and the
+        # headers: every selection keeps them.
+        keys.add(API_VERSIONS_KEY)
         kept = [m for m in messages if m.type in ("request", "response") and m.api_key in keys]
         folders = {m.scope for m in kept}
         return [

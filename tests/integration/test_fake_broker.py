@@ -480,7 +480,13 @@ def test_requests_outside_the_release_close_the_connection() -> None:
         metadata = c.package.module("metadata")
         connection = c.package.module("connection")
         assert c.versions[3] == (0, 9)
-        with connect(c) as client:
+        with connect(c) as client:  # the client itself refuses a version the broker lacks
+            with pytest.raises(c.package.module("negotiation").NoCommonVersionError):
+                client.request(metadata.MetadataRequest(topics=None), version=10)
+        # told the broker had it (configured versions), the client sends; the broker closes
+        host, port = c.bootstrap.rsplit(":", 1)
+        lying = connection.ClientConnection(broker_versions={3: (0, 12), 18: (0, 3)})
+        with c.package.module("client").Client.connect(host, int(port), lying) as client:
             with pytest.raises(connection.ConnectionFailedError):
                 client.request(metadata.MetadataRequest(topics=None), version=10)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -259,8 +260,15 @@ def test_eof_during_api_versions_says_the_broker_may_predate_kip35(k: SimpleName
     assert "ApiVersions" in failed.reason and "0.10" in failed.reason
     assert conn.state.value == "closed"
     assert conn.receive_data(b"\x00\x00\x00\x01x", 2.0) == []  # nothing after the end
-    with pytest.raises(k.C.LocalProtocolError):
+    # The peer ended it: sending now names that cause, it is no misuse.
+    with pytest.raises(k.C.ConnectionFailedError) as raised:
         conn.send(k.md.MetadataRequest(), 2.0)
+    assert raised.value.cause is k.C.FailureCause.CLOSED_DURING_API_VERSIONS
+    assert raised.value.event is conn.failure
+    closed = connect(k)
+    closed.close()  # closed by the caller: sending is misuse
+    with pytest.raises(k.C.LocalProtocolError):
+        closed.send(k.md.MetadataRequest(), 2.0)
 
 
 def test_configured_broker_versions_skip_the_handshake(k: SimpleNamespace) -> None:
@@ -570,7 +578,7 @@ def test_throttle_pauses_sending_until_it_ends(k: SimpleNamespace) -> None:
     assert conn.handle_timer(2.5) == []
     [(header, _)] = sent(k, conn)
     assert header.correlation_id == cid and conn.throttled_until is None
-    assert conn.next_deadline() == 2.5 + conn.request_timeout  # its deadline starts now
+    assert conn.next_deadline() == 1.5 + conn.request_timeout  # its deadline began at send
 
 
 def test_no_client_side_throttle_before_kip219(k: SimpleNamespace) -> None:
@@ -614,9 +622,17 @@ class Broker:
         versions: dict[int, tuple[int, int]],
         mechanisms: dict[str, Any] | None = None,
         ignore: tuple[int, ...] = (),
+        session_lifetime_ms: int = 60000,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.k = k
         self.ignore = ignore
+        self.session_lifetime_ms = session_lifetime_ms
+        self.clock = clock
+        """With a clock, a request after the session's end closes the connection, as
+        Kafka does (KIP-368)."""
+        self.session_ends: float | None = None
+        self.logins = 0
         self.versions = versions
         self.mechanisms = mechanisms or {}
         self.conn = k.C.ServerConnection()
@@ -654,10 +670,19 @@ class Broker:
                     body = k.auth.SaslAuthenticateResponse(error_code=58, error_message=str(exc))
                 else:
                     body = k.auth.SaslAuthenticateResponse(
-                        auth_bytes=answer, session_lifetime_ms=60000
+                        auth_bytes=answer, session_lifetime_ms=self.session_lifetime_ms
                     )
+                    if self.exchange.complete:
+                        self.logins += 1
+                        if self.clock is not None:
+                            lifetime = self.session_lifetime_ms / 1000
+                            self.session_ends = self.clock() + lifetime
                 self.conn.send_response(event, body)
             elif event.api_key == 3:
+                if self.session_ends is not None and self.clock is not None:
+                    if self.clock() > self.session_ends:
+                        self.closed = True  # the session expired: Kafka closes
+                        return b""
                 self.conn.send_response(event, k.md.MetadataResponse(cluster_id="scripted"))
         return bytes(self.conn.data_to_send())
 

@@ -33,7 +33,18 @@ def test_errors_in_walks_every_error_code_with_its_path() -> None:
         ("topics[1].partitions[1].error_code", 6),
         ("topics[1].partitions[3].error_code", 5),
     ]
+    assert [type(error) for _, error in found] == [ErrorCode] * 3
+    assert found[1][1] is ErrorCode.NOT_LEADER_OR_FOLLOWER and found[1][1].retriable
     assert list(errors_in(response(0, (0, 0)))) == []
+
+
+def test_errors_in_names_codes_this_package_does_not_know() -> None:
+    [(path, error)] = errors_in(response(0, (0, 9999)))
+    assert path == "topics[1].partitions[1].error_code"
+    assert isinstance(error, ErrorCode) and error == 9999
+    assert (error.name, error.retriable) == ("UNKNOWN_ERROR_CODE(9999)", False)
+    with pytest.raises(ValueError):
+        ErrorCode(9999)  # the enum itself still refuses it
 
 
 def test_raise_for_errors_raises_the_first_with_its_facts() -> None:

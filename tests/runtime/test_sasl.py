@@ -273,3 +273,112 @@ def test_hostile_but_well_formed_server_first(
         assert client.respond(message).startswith(b"c=biws,r=abc")
     except sasl.SaslError:
         pass
+
+
+# --- OAUTHBEARER (RFC 7628, KIP-255, KIP-342) -----------------------------------------------
+
+TOKEN = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9."  # an unsigned JWT: {"sub": "alice"}
+
+
+def test_oauthbearer_initial_response_is_rfc7628s(sasl: Any) -> None:
+    mechanism = sasl.OAuthBearer(
+        lambda: TOKEN, extensions={"traceId": "123", "logicalCluster": "lkc-1"}
+    )
+    message, exchange = mechanism.start()
+    # gs2 header "n,,", then key=value pairs each ended by ^A, then one more ^A (RFC 7628 3.1)
+    assert message == (
+        b"n,,\x01auth=Bearer " + TOKEN.encode() + b"\x01traceId=123\x01logicalCluster=lkc-1\x01\x01"
+    )
+    assert exchange.respond(b"") is None  # success: the server's empty answer
+    with_authzid, _ = sasl.OAuthBearer(lambda: TOKEN, authzid="alice").start()
+    assert with_authzid.startswith(b"n,a=alice,\x01auth=Bearer ")
+
+
+def test_oauthbearer_matches_kafka_pythons_client_bytes(sasl: Any) -> None:
+    from kafka.net.sasl.oauth import AbstractTokenProvider, SaslMechanismOAuth
+
+    class Provider(AbstractTokenProvider):
+        def token(self) -> str:
+            return TOKEN
+
+        def extensions(self) -> dict[str, str]:
+            return {"traceId": "123", "logicalCluster": "lkc-1"}
+
+    theirs = SaslMechanismOAuth(sasl_oauth_token_provider=Provider()).auth_bytes()
+    ours, _ = sasl.OAuthBearer(lambda: TOKEN, extensions=Provider().extensions()).start()
+    assert ours == theirs
+
+
+def test_kafka_pythons_oauthbearer_client_against_our_server(sasl: Any) -> None:
+    from kafka.net.sasl.oauth import AbstractTokenProvider, SaslMechanismOAuth
+
+    class Provider(AbstractTokenProvider):
+        def __init__(self, token: str) -> None:
+            self._token = token
+
+        def token(self) -> str:
+            return self._token
+
+        def extensions(self) -> dict[str, str]:
+            return {"traceId": "7"}
+
+    seen: list[tuple[str, dict[str, str]]] = []
+
+    def validate(token: str, extensions: dict[str, str]) -> str | None:
+        seen.append((token, extensions))
+        return "alice" if token == TOKEN else None
+
+    server = sasl.OAuthBearerServer(validate)
+    good = SaslMechanismOAuth(sasl_oauth_token_provider=Provider(TOKEN))
+    exchange = server.start()
+    good.receive(exchange.respond(good.auth_bytes()))
+    assert good.is_authenticated() and exchange.complete and exchange.username == "alice"
+    assert seen == [(TOKEN, {"traceId": "7"})] and exchange.extensions == {"traceId": "7"}
+    # a bad token: the server sends its error, kafka-python answers ^A, the server refuses
+    bad = SaslMechanismOAuth(sasl_oauth_token_provider=Provider("wrong"))
+    exchange = server.start()
+    challenge = exchange.respond(bad.auth_bytes())
+    assert b'"status":"invalid_token"' in challenge
+    bad.receive(challenge)
+    with pytest.raises(sasl.SaslError, match="invalid token"):
+        exchange.respond(bad.auth_bytes())
+    assert bad.auth_bytes() == b"\x01" and not exchange.complete
+
+
+def test_oauthbearer_client_acknowledges_an_error(sasl: Any) -> None:
+    _, exchange = sasl.OAuthBearer(lambda: TOKEN).start()
+    assert exchange.respond(b'{"status":"invalid_token"}') == b"\x01"
+    with pytest.raises(sasl.SaslError):
+        exchange.respond(b"")
+
+
+@pytest.mark.parametrize(
+    ("extensions", "match"),
+    [({"auth": "x"}, "auth"), ({"tr4ce": "x"}, "letters"), ({"t": "\x01"}, "printable")],
+)
+def test_oauthbearer_extensions_follow_kip342(
+    sasl: Any, extensions: dict[str, str], match: str
+) -> None:
+    with pytest.raises(ValueError, match=match):
+        sasl.OAuthBearer(lambda: TOKEN, extensions=extensions)
+
+
+def test_oauthbearer_token_callback_failures_are_sasl_errors(sasl: Any) -> None:
+    def broken() -> str:
+        raise RuntimeError("the identity provider is down")
+
+    with pytest.raises(sasl.SaslError, match="identity provider is down"):
+        sasl.OAuthBearer(broken).start()
+    with pytest.raises(sasl.SaslError, match="no valid bearer token"):
+        sasl.OAuthBearer(lambda: "not a token!").start()
+    assert "eyJ" not in repr(sasl.OAuthBearer(lambda: TOKEN))
+
+
+@pytest.mark.parametrize(
+    "message",
+    [b"", b"n,,", b"y,,\x01auth=Bearer x\x01\x01", b"n,,\x01auth=Basic x\x01\x01",
+     b"n,,\x01k=v\x01\x01", b"n,,\x01auth=Bearer x\x01", b"\xff\xfe"],
+)  # fmt: skip
+def test_oauthbearer_server_refuses_malformed_messages(sasl: Any, message: bytes) -> None:
+    with pytest.raises(sasl.SaslError):
+        sasl.OAuthBearerServer(lambda t, e: "x").start().respond(message)

@@ -82,6 +82,15 @@ def kafka_python_specs() -> Path:
     return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
 
 
+def generated_release_names() -> list[str]:
+    """The releases of the release table of the committed package (generated/)."""
+    sys.path.insert(0, str(GENERATED))
+    try:
+        return list(importlib.import_module("kafka_messages.releases").BROKER_RELEASES)
+    finally:
+        sys.path.remove(str(GENERATED))
+
+
 def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
     return load_specs(spec_paths, warn=False)[0]
 

@@ -21,37 +21,42 @@ per-request deadlines. ``ServerConnection`` is the broker side, for proxies and 
 
 Anything the peer sends that breaks the protocol ends the connection with one
 ``ConnectionFailed`` event; ``receive_data`` never raises on what the peer sends. Misuse by
-the caller (sending before ``Ready`` or after the end) raises ``LocalProtocolError``.
+the caller (sending before ``Ready`` or after ``close()``) raises ``LocalProtocolError``;
+sending after the peer ended the connection raises ``ConnectionFailedError`` with the cause.
+Both are ``ClientError``s.
 
 Sending while paused queues: ``send`` always takes the request (it has a correlation id at
 once) and writes it when the in-flight limit and the throttle allow. A request's deadline
-starts when it is written, as Java's ``request.timeout.ms`` does.
+starts when ``send`` takes it, so no pause holds a request past its deadline: a request
+still queued then ends alone (``RequestTimedOut(written=False)``), a written one ends the
+connection.
 """
 
 from __future__ import annotations
 
 from ..negotiation import NoCommonVersionError
 from ..errors import UnsupportedVersionError
+from ._backoff import ReconnectBackoff
 from ._client import ClientConnection, ConnectionState
+from ._errors import ClientError, ConnectionFailedError, LocalProtocolError, RequestTimedOutError
 from ._events import (
     ConnectionClosed,
     ConnectionFailed,
-    ConnectionFailedError,
     Event,
     FailureCause,
     Features,
-    LocalProtocolError,
     Ready,
+    Reauthenticated,
     ReleaseGuess,
     Request,
     RequestReceived,
     RequestTimedOut,
-    RequestTimedOutError,
     Response,
     SaslTokenReceived,
     Throttled,
     TypedRequest,
 )
+from ._handshake import Handshake, HandshakeState
 from ._policy import (
     CLIENT_THROTTLE_FROM,
     DEFAULT_POLICY,
@@ -65,6 +70,7 @@ __all__ = [
     "CLIENT_THROTTLE_FROM",
     "DEFAULT_POLICY",
     "ClientConnection",
+    "ClientError",
     "ConnectionClosed",
     "ConnectionFailed",
     "ConnectionFailedError",
@@ -72,9 +78,13 @@ __all__ = [
     "Event",
     "FailureCause",
     "Features",
+    "Handshake",
+    "HandshakeState",
     "LocalProtocolError",
     "NoCommonVersionError",
     "Ready",
+    "Reauthenticated",
+    "ReconnectBackoff",
     "ReleaseGuess",
     "Request",
     "RequestReceived",

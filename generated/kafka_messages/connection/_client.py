@@ -1,55 +1,54 @@
 # kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
-"""``ClientConnection``: the client side of a Kafka connection, without I/O."""
+"""``ClientConnection``: the client side of a Kafka connection, without I/O.
+
+It composes two objects: the ``Handshake`` (ApiVersions, SASL, the KIP-368 re-login) and
+the ``Pipeline`` (correlation ids, queue, in-flight limit, throttle, deadlines). This module
+keeps the state, splits the frames and turns what happens into events.
+"""
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
 from .. import framing, negotiation
 from ..errors import DecodeError, UnsupportedVersionError
-from ..headers import RequestHeader
 from ..negotiation import VersionRange
 from ..registry import API_KEYS, api_name
-from ..sasl import SaslError, SaslExchange, SaslMechanism
+from ..sasl import SaslMechanism
+from ._errors import ConnectionFailedError, LocalProtocolError, ProtocolFailure
 from ._events import (
-    ProtocolFailure,
     ConnectionClosed,
     ConnectionFailed,
     Event,
     FailureCause,
-    Features,
-    LocalProtocolError,
     Ready,
+    Reauthenticated,
     ReleaseGuess,
     Request,
     RequestTimedOut,
     Response,
-    Throttled,
 )
+from ._handshake import Finished, Handshake, SendRequest, SendToken, Step, Throttle
+from ._pipeline import UNSOLICITED, PendingRequest, Pipeline
 from ._policy import (
-    _ANY,
-    _error_name,
-    _INT32,
-    _package_release_rows,
-    _SOFTWARE,
-    API_VERSIONS,
-    CLIENT_THROTTLE_FROM,
     DEFAULT_POLICY,
-    expects_response,
-    guess_broker_release,
-    guess_release,
-    MAX_API_VERSIONS_ATTEMPTS,
-    SASL_AUTHENTICATE,
+    INT32,
     SASL_HANDSHAKE,
-    UNSOLICITED_MEMORY,
-    UNSUPPORTED_VERSION,
+    SOFTWARE_PATTERN,
+    check_version,
+    choose_version,
+    expects_response,
+    guess_release,
+    guess_broker_release,
+    package_release_rows,
     split_frames,
 )
 
-# --- the client ---------------------------------------------------------------------------
+REAUTHENTICATE_AT = 0.9
+"""Re-authenticate when this share of the session lifetime has passed (KIP-368; Java picks
+between 85 and 95 %)."""
 
 
 class ConnectionState(Enum):
@@ -59,54 +58,12 @@ class ConnectionState(Enum):
     """ApiVersions sent, no answer yet."""
     AUTHENTICATING = "authenticating"
     READY = "ready"
+    REAUTHENTICATING = "reauthenticating"
+    """Logging in again (KIP-368): requests sent now wait in the queue until it is over."""
     CLOSED = "closed"
 
 
-# Internal requests are told apart from the caller's by their purpose.
-_USER = "user"
-_API_VERSIONS = "ApiVersions"
-_SASL_HANDSHAKE = "SaslHandshake"
-_SASL_AUTHENTICATE = "SaslAuthenticate"
-
-
-class _Pending:
-    """A request written or queued, until its response."""
-
-    __slots__ = (
-        "correlation_id",
-        "api_key",
-        "api_version",
-        "request",
-        "data",
-        "purpose",
-        "timeout",
-        "expects_response",
-        "sent_at",
-        "deadline",
-    )
-
-    def __init__(
-        self,
-        correlation_id: int,
-        api_key: int,
-        api_version: int,
-        request: Any,
-        data: bytes,
-        purpose: str,
-        timeout: float,
-        expects_response: bool = True,
-    ) -> None:
-        self.correlation_id = correlation_id
-        self.api_key = api_key
-        self.api_version = api_version
-        self.request = request
-        self.data = data
-        """The size-prefixed frame."""
-        self.purpose = purpose
-        self.timeout = timeout
-        self.expects_response = expects_response
-        self.sent_at = 0.0
-        self.deadline = 0.0
+_OPENING = (ConnectionState.NEGOTIATING, ConnectionState.AUTHENTICATING)
 
 
 class ClientConnection:
@@ -114,8 +71,8 @@ class ClientConnection:
 
     ``broker_versions`` (``{api_key: (min, max)}`` or a decoded ApiVersionsResponse) skips
     the ApiVersions request, as KIP-35 allows for a configured broker. ``sasl`` is a mechanism
-    from ``sasl`` (``Plain``, ``ScramSha256``, ``ScramSha512``). ``policy`` overlays the
-    package's version ranges (``DEFAULT_POLICY``). ``Ready.release_guess`` is
+    from ``sasl`` (``Plain``, ``ScramSha256``, ``ScramSha512``, ``OAuthBearer``). ``policy``
+    overlays the package's version ranges (``DEFAULT_POLICY``). ``Ready.release_guess`` is
     ``guess_broker_release`` against the package's ``releases.BROKER_ROWS`` (both broker
     kinds, told apart by features where ranges tie); ``release_table`` (release -> api key ->
     (min, max), oldest first) replaces it with ``guess_release`` on that table, ``{}`` turns
@@ -135,8 +92,14 @@ class ClientConnection:
         policy: Mapping[int, VersionRange] = DEFAULT_POLICY,
         release_table: Mapping[str, Mapping[int, VersionRange]] | None = None,
     ) -> None:
+        # for ``fresh`` (written out: the compiled build has no ``locals()``)
+        options: dict[str, Any] = dict(
+            client_id=client_id, client_software=client_software, max_in_flight=max_in_flight,
+            request_timeout=request_timeout, max_frame_size=max_frame_size,
+            broker_versions=broker_versions, sasl=sasl, policy=policy, release_table=release_table,
+        )  # fmt: skip
         for part in client_software:
-            if not _SOFTWARE.fullmatch(part):
+            if not SOFTWARE_PATTERN.fullmatch(part):
                 raise ValueError(
                     f"client software {part!r}: Kafka accepts letters, digits, '-' and '.', "
                     "starting and ending with a letter or digit"
@@ -145,36 +108,35 @@ class ClientConnection:
             raise ValueError("max_in_flight must be at least 1")
         if request_timeout <= 0 or max_frame_size < 4:
             raise ValueError("request_timeout must be positive, max_frame_size at least 4")
+        self._options = options
         self.client_id = client_id
         self.client_software = client_software
-        self.max_in_flight = max_in_flight
         self.request_timeout = request_timeout
         self.max_frame_size = max_frame_size
         self.policy = dict(policy)
-        self._configured = (
+        configured = (
             None if broker_versions is None else negotiation.broker_versions(broker_versions)
         )
-        self._sasl = sasl
+        self._handshake = Handshake(
+            client_software=client_software, policy=self.policy, configured=configured, sasl=sasl
+        )
         self._release_table = release_table
         self._state = ConnectionState.IDLE
         self._buffer = bytearray()
         self._out = bytearray()
-        self._next_id = 0
-        self._in_flight: dict[int, _Pending] = {}
-        self._queue: deque[_Pending] = deque()
-        self._unsolicited: dict[int, None] = {}
-        self._throttled_until: float | None = None
+        self._pipeline = Pipeline(self._out, client_id, max_in_flight, request_timeout)
         self._raw_deadline: float | None = None
-        self._versions: dict[int, VersionRange] = {}
-        self._features = Features()
-        self._api_versions_version: int | None = None
-        self._api_versions_refused: list[int] = []
-        self._api_versions_attempts = 0
-        self._exchange: SaslExchange | None = None
-        self._raw_sasl = False
-        self._session_lifetime_ms = 0
+        self._opening_deadline: float | None = None
+        self._login_started = 0.0
+        self._reauthenticate_at: float | None = None
         self.ready: Ready | None = None
         """The ``Ready`` event, once there was one."""
+        self.failure: ConnectionFailed | None = None
+        """What ended the connection, when the peer or the transport did."""
+
+    def fresh(self) -> ClientConnection:
+        """A new connection with the same options, to reconnect with."""
+        return ClientConnection(**self._options)
 
     # --- what the caller reads --------------------------------------------------------
 
@@ -183,25 +145,31 @@ class ClientConnection:
         return self._state
 
     @property
+    def max_in_flight(self) -> int:
+        """Requests written and unanswered at most; more wait in the queue."""
+        return self._pipeline.max_in_flight
+
+    @property
     def versions(self) -> dict[int, VersionRange]:
         """The broker's ranges (empty before the handshake)."""
-        return dict(self._versions)
+        return dict(self._handshake.versions)
 
     @property
     def in_flight(self) -> int:
-        """Requests written and waiting for their response."""
-        # Handshake requests are the only ones before Ready, the caller's the only ones after.
-        return len(self._in_flight) if self._state is ConnectionState.READY else 0
+        """The caller's requests written and waiting for their response."""
+        if self._state is ConnectionState.READY:  # no internal request is in flight then
+            return len(self._pipeline.in_flight)
+        return self._pipeline.callers_in_flight()
 
     @property
     def queued(self) -> int:
         """Requests sent while paused, not written yet."""
-        return len(self._queue)
+        return len(self._pipeline.queue)
 
     @property
     def throttled_until(self) -> float | None:
         """While throttled (KIP-219), when sending resumes; else None."""
-        return self._throttled_until
+        return self._pipeline.throttled_until
 
     @property
     def buffered(self) -> int:
@@ -210,10 +178,11 @@ class ClientConnection:
 
     def awaiting(self, correlation_id: int) -> bool:
         """True while a response to ``correlation_id`` is expected (queued or in flight)."""
-        pending = self._in_flight.get(correlation_id)
+        pending = self._pipeline.in_flight.get(correlation_id)
         if pending is not None:
-            return pending.purpose == _USER
-        return any(p.correlation_id == correlation_id and p.expects_response for p in self._queue)
+            return not pending.internal
+        queue = self._pipeline.queue
+        return any(p.correlation_id == correlation_id and p.expects_response for p in queue)
 
     def data_to_send(self) -> bytes:
         """The bytes to write to the socket now (b"" when none); the caller must write all."""
@@ -223,59 +192,37 @@ class ClientConnection:
 
     def next_deadline(self) -> float | None:
         """When to call ``handle_timer`` next (None: no timer needed)."""
-        deadlines = [p.deadline for p in self._in_flight.values()]
-        if self._raw_deadline is not None:
-            deadlines.append(self._raw_deadline)
-        if self._queue and self._throttled_until is not None:
-            deadlines.append(self._throttled_until)
+        deadlines = self._pipeline.deadlines()
+        for moment in (self._raw_deadline, self._opening_deadline, self._reauthenticate_at):
+            if moment is not None:
+                deadlines.append(moment)
         return min(deadlines) if deadlines else None
 
     def version_for(self, api_key: int) -> int:
         """The version ``send`` picks for ``api_key``: the newest in the package's range, the
         broker's and the policy's. Raises ``NoCommonVersionError`` (an
         ``UnsupportedVersionError``, KIP-97) when there is none."""
-        entry = API_KEYS.get(api_key)
-        if entry is None:
-            raise UnsupportedVersionError(f"this package has no API with key {api_key}")
-        # A version still under development (latestVersionUnstable) may change shape before
-        # it is released: only ``version=`` sends it.
-        high = entry.max_version - (1 if entry.latest_version_unstable else 0)
-        if high < entry.min_version:
-            raise UnsupportedVersionError(
-                f"{entry.name}: this package has only the unstable version {entry.max_version} "
-                "(send it with version=)"
-            )
-        ours = negotiation.intersect((entry.min_version, high), self.policy.get(api_key, _ANY))
-        if ours is None:
-            raise UnsupportedVersionError(
-                f"{entry.name}: the policy allows {self.policy.get(api_key)}, this package has "
-                f"{entry.min_version}-{high}"
-            )
-        return negotiation.pick_version(api_key, ours, self._versions.get(api_key))
+        return choose_version(api_key, self.policy, self._handshake.versions)
 
     # --- what the caller does ---------------------------------------------------------
 
-    def start(self, now: float) -> list[Event]:
+    def start(self, now: float, *, timeout: float | None = None) -> list[Event]:
         """Begin: queue ApiVersions (or, with ``broker_versions``, go on to SASL or Ready,
-        whose event is returned here)."""
+        whose event is returned here). With ``timeout``, the whole handshake must be over
+        within that many seconds, or the connection fails (``TIMED_OUT``)."""
         if self._state is not ConnectionState.IDLE:
             raise LocalProtocolError(f"start() on a connection that is {self._state.value}")
+        if timeout is not None:
+            self._opening_deadline = now + timeout
+        self._set_state(ConnectionState.NEGOTIATING)
         events: list[Event] = []
-        if self._configured is None:
-            entry = API_KEYS.get(API_VERSIONS)
-            if entry is None:
-                raise LocalProtocolError(
-                    "this package has no ApiVersions: pass broker_versions= instead"
-                )
-            self._state = ConnectionState.NEGOTIATING
-            policy = self.policy.get(API_VERSIONS, (0, entry.max_version))
-            self._send_api_versions(min(entry.max_version, policy[1]), now)
-        else:
-            self._versions = dict(self._configured)
-            try:
-                self._after_versions(now, events)
-            except ProtocolFailure as failure:
-                self._fail(events, failure.cause, failure.reason)
+        try:
+            self._carry_out(self._handshake.start(), None, now, events)
+        except ProtocolFailure as failure:
+            self._fail(events, failure.cause, failure.reason)
+        except LocalProtocolError:
+            self._set_state(ConnectionState.IDLE)
+            raise
         return events
 
     def send(
@@ -287,16 +234,21 @@ class ClientConnection:
         timeout: float | None = None,
     ) -> int:
         """Send ``request`` at ``version`` (default: ``version_for``); returns its correlation
-        id. ``timeout`` overrides ``request_timeout`` for this request.
+        id. Its deadline is ``now + timeout`` (default ``request_timeout``), wherever it
+        waits: in the queue or in flight.
 
         Raises locally, queuing nothing: ``NoCommonVersionError`` when the broker and this
-        package share no version (KIP-97), ``EncodeError`` for a value the version cannot
-        carry, ``LocalProtocolError`` before ``Ready`` or after the end. While paused (the
-        in-flight limit, a throttle) the request waits in a queue, and ``receive_data`` or
-        ``handle_timer`` writes it later.
+        package share no version (KIP-97) or ``version`` is outside the broker's range,
+        ``EncodeError`` for a value the version cannot carry, ``LocalProtocolError`` before
+        ``Ready`` or after ``close()``, ``ConnectionFailedError`` once the peer ended the
+        connection. While paused (the in-flight limit, a throttle, a re-login) the request
+        waits in a queue, and ``receive_data`` or ``handle_timer`` writes it later.
         """
-        if self._state is not ConnectionState.READY:
-            raise LocalProtocolError(f"cannot send on a connection that is {self._state.value}")
+        state = self._state
+        if state is not ConnectionState.READY and state is not ConnectionState.REAUTHENTICATING:
+            if self.failure is not None:
+                raise ConnectionFailedError.from_event(self.failure)
+            raise LocalProtocolError(f"cannot send on a connection that is {state.value}")
         api_key = request.API_KEY
         entry = API_KEYS.get(api_key) if isinstance(api_key, int) else None
         if entry is None or not isinstance(request, entry.request):
@@ -304,10 +256,21 @@ class ClientConnection:
         assert isinstance(api_key, int)
         if version is None:
             version = self.version_for(api_key)
+        else:
+            check_version(api_key, version, self._handshake.versions)
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"timeout must be positive, not {timeout}")
         # Produce with acks=0 gets no response at all: waiting for one would time out.
-        pending = self._encode(request, api_key, version, _USER, timeout, expects_response(request))
-        self._queue.append(pending)
-        self._flush(now)
+        pending = self._pipeline.encode(request, api_key, version, now, timeout, False)
+        pending.expects_response = expects_response(request)
+        self._pipeline.queue.append(pending)
+        try:
+            self._reauthenticate_if_due(now, [])  # its steps only write requests
+        except ProtocolFailure as failure:
+            self._fail([], failure.cause, failure.reason)
+            raise ConnectionFailedError(failure.reason, self.failure) from None
+        if self._state is ConnectionState.READY:
+            self._pipeline.write_queued(now)
         return pending.correlation_id
 
     def receive_data(self, data: bytes, now: float) -> list[Event]:
@@ -319,10 +282,11 @@ class ClientConnection:
         try:
             if data:
                 self._buffer += data
-                self._read_frames(now, events)
+                for frame in split_frames(self._buffer, self.max_frame_size, "peer"):
+                    self._frame(frame, now, events)
             else:
                 self._eof(events)
-            self._flush(now)  # a response may have made room for queued requests
+            self._flush(now, events)  # a response may have made room for queued requests
         except ProtocolFailure as failure:
             self._fail(events, failure.cause, failure.reason)
         except Exception as exc:  # noqa: BLE001 - a bug here must not crash the caller's loop
@@ -330,122 +294,148 @@ class ClientConnection:
         return events
 
     def handle_timer(self, now: float) -> list[Event]:
-        """Expire deadlines and end throttles that are due at ``now``."""
+        """Expire the deadlines due at ``now``, end a throttle, start a due re-login."""
         events: list[Event] = []
         if self._state is ConnectionState.CLOSED:
             return events
-        if self._raw_deadline is not None and now >= self._raw_deadline:
-            self._fail(events, FailureCause.TIMED_OUT, "no answer to a SASL token in time")
-            return events
-        expired = sorted(
-            (p for p in self._in_flight.values() if now >= p.deadline),
-            key=lambda p: p.correlation_id,
-        )
-        for pending in expired:
-            del self._in_flight[pending.correlation_id]
-            if pending.purpose == _USER:
-                elapsed = now - pending.sent_at
-                events.append(
-                    RequestTimedOut(
-                        pending.correlation_id, pending.request, pending.api_version, elapsed
-                    )
-                )
-        if expired:
-            names = ", ".join(
-                f"{api_name(p.api_key)} (correlation id {p.correlation_id})" for p in expired
-            )
-            self._fail(events, FailureCause.TIMED_OUT, f"no response in time to {names}")
-            return events
-        self._flush(now)
+        try:
+            self._timers(now, events)
+        except ProtocolFailure as failure:
+            self._fail(events, failure.cause, failure.reason)
         return events
 
     def close(self) -> None:
         """End the connection from this side (the caller closes the socket)."""
         self._close()
 
-    # --- internals --------------------------------------------------------------------
+    # --- timers -------------------------------------------------------------------------
 
-    def _next_correlation_id(self) -> int:
-        cid = self._next_id
-        self._next_id = (cid + 1) & 0x7FFFFFFF
-        return cid
+    def _timers(self, now: float, events: list[Event]) -> None:
+        if self._opening_deadline is not None and now >= self._opening_deadline:
+            if self._state in _OPENING:
+                waiting = ", ".join(
+                    f"{api_name(p.api_key)} v{p.api_version} (correlation id {p.correlation_id})"
+                    for p in self._pipeline.in_flight.values()
+                )
+                raise ProtocolFailure(
+                    FailureCause.TIMED_OUT,
+                    f"the handshake was not over in time ({self._state.value}; no answer to "
+                    f"{waiting or 'a SASL token'})",
+                )
+            self._opening_deadline = None
+        if self._raw_deadline is not None and now >= self._raw_deadline:
+            raise ProtocolFailure(FailureCause.TIMED_OUT, "no answer to a SASL token in time")
+        expired = self._pipeline.expire_in_flight(now)
+        if expired:
+            for pending in expired:
+                if not pending.internal:
+                    elapsed = now - pending.queued_at
+                    events.append(
+                        RequestTimedOut(
+                            pending.correlation_id, pending.request, pending.api_version, elapsed
+                        )
+                    )
+            names = ", ".join(
+                f"{api_name(p.api_key)} (correlation id {p.correlation_id})" for p in expired
+            )
+            raise ProtocolFailure(FailureCause.TIMED_OUT, f"no response in time to {names}")
+        self._reauthenticate_if_due(now, events)
+        self._flush(now, events)
 
-    def _encode(
-        self,
-        request: Any,
-        api_key: int,
-        version: int,
-        purpose: str,
-        timeout: float | None,
-        expects_response: bool = True,
-    ) -> _Pending:
-        cid = self._next_correlation_id()
-        header = RequestHeader(api_key, version, cid, self.client_id)
-        data = framing.add_size_prefix(framing.encode_request(header, request))
-        return _Pending(
-            cid,
-            api_key,
-            version,
-            request,
-            data,
-            purpose,
-            self.request_timeout if timeout is None else timeout,
-            expects_response,
-        )
+    def _reauthenticate_if_due(self, now: float, events: list[Event]) -> None:
+        """Log in again once the session nears its end (KIP-368): also checked by ``send``,
+        so that a client idle past that moment never writes on an expired session."""
+        due = self._reauthenticate_at
+        if due is not None and now >= due and self._state is ConnectionState.READY:
+            self._reauthenticate_at = None
+            self._set_state(ConnectionState.REAUTHENTICATING)
+            self._carry_out(self._handshake.reauthenticate(), None, now, events)
 
-    def _write(self, pending: _Pending, now: float) -> None:
-        self._out += pending.data
-        pending.sent_at = now
-        pending.deadline = now + pending.timeout
-        if pending.expects_response:
-            self._in_flight[pending.correlation_id] = pending
-        else:
-            self._unsolicited[pending.correlation_id] = None
-            if len(self._unsolicited) > UNSOLICITED_MEMORY:
-                del self._unsolicited[next(iter(self._unsolicited))]
+    # --- writing ------------------------------------------------------------------------
 
-    def _send_internal(self, request: Any, api_key: int, version: int, now: float) -> None:
-        # Handshake requests go out at once: nothing else is in flight before Ready.
-        purpose = {
-            API_VERSIONS: _API_VERSIONS,
-            SASL_HANDSHAKE: _SASL_HANDSHAKE,
-            SASL_AUTHENTICATE: _SASL_AUTHENTICATE,
-        }[api_key]
-        self._write(self._encode(request, api_key, version, purpose, None), now)
+    def _flush(self, now: float, events: list[Event]) -> None:
+        """Drop queued requests past their deadline, and write queued requests while
+        neither pause holds."""
+        events.extend(self._pipeline.expire_queued(now))
+        if self._state is ConnectionState.READY:
+            self._pipeline.write_queued(now)
 
-    def _flush(self, now: float) -> None:
-        """Write queued requests while neither pause holds."""
-        if self._throttled_until is not None and now >= self._throttled_until:
-            self._throttled_until = None
-        if self._state is not ConnectionState.READY or self._throttled_until is not None:
+    def _carry_out(
+        self, steps: list[Step], answered: PendingRequest | None, now: float, events: list[Event]
+    ) -> None:
+        """Do what the handshake asks: write its requests and tokens, apply the ApiVersions
+        throttle, and become ready when it is over."""
+        for step in steps:
+            if isinstance(step, SendRequest):
+                if step.api_key == SASL_HANDSHAKE:
+                    self._login_started = now
+                    if self._state is ConnectionState.NEGOTIATING:
+                        self._set_state(ConnectionState.AUTHENTICATING)
+                pipeline = self._pipeline
+                pending = pipeline.encode(step.body, step.api_key, step.version, now, None, True)
+                pipeline.write(pending, now)
+            elif isinstance(step, SendToken):
+                self._out += framing.add_size_prefix(step.token)
+                self._raw_deadline = now + self.request_timeout
+            elif isinstance(step, Throttle):
+                assert answered is not None
+                self._throttle(answered, step.throttle_time_ms, now, events)
+            elif isinstance(step, Finished):
+                self._raw_deadline = None
+                self._logged_in(step.session_lifetime_ms, now, events)
+
+    def _logged_in(self, session_lifetime_ms: int, now: float, events: list[Event]) -> None:
+        if session_lifetime_ms > 0:
+            lifetime = session_lifetime_ms / 1000.0
+            self._reauthenticate_at = self._login_started + REAUTHENTICATE_AT * lifetime
+        if self._state is ConnectionState.REAUTHENTICATING:
+            self._set_state(ConnectionState.READY)
+            events.append(Reauthenticated(session_lifetime_ms))
             return
-        while self._queue and self.in_flight < self.max_in_flight:
-            self._write(self._queue.popleft(), now)
+        self._set_state(ConnectionState.READY)
+        self._opening_deadline = None
+        handshake = self._handshake
+        table = self._release_table
+        guess: ReleaseGuess | None = None
+        if table is None:
+            rows = package_release_rows()
+            if rows:
+                guess = guess_broker_release(handshake.versions, handshake.features, rows)
+        elif table:
+            guess = guess_release(handshake.versions, table)
+        self.ready = Ready(
+            dict(handshake.versions),
+            handshake.features,
+            handshake.api_versions_version,
+            guess,
+            None if handshake.sasl is None else handshake.sasl.name,
+            handshake.session_lifetime_ms,
+            tuple(handshake.api_versions_refused),
+        )
+        events.append(self.ready)
 
-    def _read_frames(self, now: float, events: list[Event]) -> None:
-        for frame in split_frames(self._buffer, self.max_frame_size, "peer"):
-            self._frame(frame, now, events)
+    # --- reading ------------------------------------------------------------------------
 
     def _frame(self, frame: bytes, now: float, events: list[Event]) -> None:
-        if self._raw_sasl:
-            self._raw_token(frame, now, events)
+        if self._handshake.raw_tokens:
+            self._carry_out(self._handshake.receive_token(frame), None, now, events)
             return
         if len(frame) < 4:
             raise ProtocolFailure(
                 FailureCause.UNDECODABLE, f"a {len(frame)}-byte frame has no correlation id"
             )
-        (cid,) = _INT32.unpack_from(frame, 0)
-        pending = self._in_flight.pop(cid, None)
+        (cid,) = INT32.unpack_from(frame, 0)
+        pending = self._pipeline.answered(cid)
+        if pending is UNSOLICITED:
+            return  # an answer to an acks=0 Produce: nobody waits for it
         if pending is None:
-            if cid in self._unsolicited:
-                del self._unsolicited[cid]  # an answer to acks=0: nobody waits for it
-                return
             raise ProtocolFailure(
                 FailureCause.UNKNOWN_CORRELATION_ID,
                 f"a response with correlation id {cid}, which no request in flight has",
             )
-        if pending.purpose == _API_VERSIONS:
-            self._api_versions_response(frame, pending, now, events)
+        if pending.internal:
+            steps = self._handshake.receive(pending.api_key, pending.api_version, frame)
+            self._carry_out(steps, pending, now, events)
             return
         try:
             _, body = framing.decode_response(frame, pending.api_key, pending.api_version)
@@ -455,228 +445,61 @@ class ClientConnection:
                 f"{api_name(pending.api_key)} v{pending.api_version} response "
                 f"(correlation id {cid}) does not decode: {exc}",
             ) from None
-        if pending.purpose == _USER:
-            latency = now - pending.sent_at
-            events.append(Response(cid, pending.request, body, pending.api_version, latency))
-            self._throttle(pending, body, now, events)
-        elif pending.purpose == _SASL_HANDSHAKE:
-            self._sasl_handshake_response(body, pending, now, events)
-        else:
-            self._sasl_authenticate_response(body, now, events)
-
-    def _throttle(self, pending: _Pending, body: Any, now: float, events: list[Event]) -> None:
+        latency = now - pending.sent_at
+        events.append(Response(cid, pending.request, body, pending.api_version, latency))
         ms = getattr(body, "throttle_time_ms", 0)
-        if not isinstance(ms, int) or ms <= 0:
-            return
-        if pending.api_version < CLIENT_THROTTLE_FROM.get(pending.api_key, 0):
-            return  # the broker already delayed this response by ms (before KIP-219)
-        until = now + ms / 1000.0
-        if self._throttled_until is None or until > self._throttled_until:
-            self._throttled_until = until
-        events.append(Throttled(pending.correlation_id, ms, until))
+        if isinstance(ms, int) and ms > 0:
+            self._throttle(pending, ms, now, events)
 
-    # --- handshake ----------------------------------------------------------------------
-
-    def _send_api_versions(self, version: int, now: float) -> None:
-        self._api_versions_attempts += 1
-        name, version_text = self.client_software
-        request = API_KEYS[API_VERSIONS].request(
-            client_software_name=name, client_software_version=version_text
-        )
-        self._send_internal(request, API_VERSIONS, version, now)
-
-    def _api_versions_response(
-        self, frame: bytes, pending: _Pending, now: float, events: list[Event]
-    ) -> None:
-        sent = pending.api_version
-        try:
-            outcome = negotiation.decode_api_versions_response(frame, sent)
-        except DecodeError as exc:
-            raise ProtocolFailure(
-                FailureCause.UNDECODABLE, f"ApiVersions v{sent} response does not decode: {exc}"
-            ) from None
-        response = outcome.response
-        if response.error_code == UNSUPPORTED_VERSION:
-            # KIP-511: the body is v0 and lists the broker's ApiVersions range. Retry at its
-            # newest if that is strictly lower than what was sent; else at v0 (a broker
-            # listing nothing, or a range that does not explain the refusal).
-            listed = outcome.versions.get(API_VERSIONS)
-            retry = listed[1] if listed is not None and listed[1] < sent else 0
-            if sent == 0 or self._api_versions_attempts >= MAX_API_VERSIONS_ATTEMPTS:
-                raise ProtocolFailure(
-                    FailureCause.HANDSHAKE_FAILED,
-                    f"the broker refused ApiVersions v{sent} (UNSUPPORTED_VERSION) after "
-                    f"{self._api_versions_attempts} attempts",
-                )
-            self._api_versions_refused.append(sent)
-            self._send_api_versions(retry, now)
-            return
-        if response.error_code != 0:
-            raise ProtocolFailure(
-                FailureCause.HANDSHAKE_FAILED,
-                f"ApiVersions v{sent} answered {_error_name(response.error_code)}",
-            )
-        self._versions = outcome.versions
-        self._api_versions_version = outcome.version
-        epoch = getattr(response, "finalized_features_epoch", -1)
-        supported = getattr(response, "supported_features", ())
-        finalized = getattr(response, "finalized_features", ()) if epoch != -1 else ()
-        self._features = Features(
-            {f.name: (f.min_version, f.max_version) for f in supported},
-            {f.name: (f.min_version_level, f.max_version_level) for f in finalized},
-            epoch,
-        )
-        self._throttle(pending, response, now, events)
-        self._after_versions(now, events)
-
-    def _after_versions(self, now: float, events: list[Event]) -> None:
-        if self._sasl is None:
-            self._become_ready(events)
-            return
-        self._state = ConnectionState.AUTHENTICATING
-        entry = API_KEYS.get(SASL_HANDSHAKE)
-        if entry is None:
-            raise ProtocolFailure(
-                FailureCause.AUTHENTICATION_FAILED,
-                "SASL is configured but this package was generated without SaslHandshake",
-            )
-        try:
-            version = self.version_for(SASL_HANDSHAKE)
-        except UnsupportedVersionError as exc:
-            raise ProtocolFailure(FailureCause.AUTHENTICATION_FAILED, str(exc)) from None
-        request = entry.request(mechanism=self._sasl.name)
-        self._send_internal(request, SASL_HANDSHAKE, version, now)
-
-    def _sasl_handshake_response(
-        self, body: Any, pending: _Pending, now: float, events: list[Event]
-    ) -> None:
-        assert self._sasl is not None
-        if body.error_code != 0:
-            offered = ", ".join(getattr(body, "mechanisms", ())) or "none"
-            raise ProtocolFailure(
-                FailureCause.AUTHENTICATION_FAILED,
-                f"SaslHandshake for {self._sasl.name} answered {_error_name(body.error_code)} "
-                f"(the broker offers: {offered})",
-            )
-        token, self._exchange = self._sasl.start()
-        if pending.api_version == 0:
-            # Before KIP-152 the tokens travel bare: a size prefix and nothing else.
-            self._raw_sasl = True
-            self._out += framing.add_size_prefix(token)
-            self._raw_deadline = now + self.request_timeout
-        else:
-            self._send_token(token, now)
-
-    def _send_token(self, token: bytes, now: float) -> None:
-        entry = API_KEYS.get(SASL_AUTHENTICATE)
-        if entry is None:
-            raise ProtocolFailure(
-                FailureCause.AUTHENTICATION_FAILED,
-                "this package was generated without SaslAuthenticate",
-            )
-        try:
-            version = self.version_for(SASL_AUTHENTICATE)
-        except UnsupportedVersionError as exc:
-            raise ProtocolFailure(FailureCause.AUTHENTICATION_FAILED, str(exc)) from None
-        self._send_internal(entry.request(auth_bytes=token), SASL_AUTHENTICATE, version, now)
-
-    def _sasl_step(self, challenge: bytes) -> bytes | None:
-        assert self._exchange is not None and self._sasl is not None
-        try:
-            return self._exchange.respond(challenge)
-        except SaslError as exc:
-            raise ProtocolFailure(FailureCause.AUTHENTICATION_FAILED, str(exc)) from None
-
-    def _sasl_authenticate_response(self, body: Any, now: float, events: list[Event]) -> None:
-        if body.error_code != 0:
-            message = body.error_message or "no message"
-            raise ProtocolFailure(
-                FailureCause.AUTHENTICATION_FAILED,
-                f"SaslAuthenticate answered {_error_name(body.error_code)}: {message}",
-            )
-        self._session_lifetime_ms = getattr(body, "session_lifetime_ms", 0)
-        reply = self._sasl_step(body.auth_bytes)
-        if reply is None:
-            self._become_ready(events)
-        else:
-            self._send_token(reply, now)
-
-    def _raw_token(self, token: bytes, now: float, events: list[Event]) -> None:
-        reply = self._sasl_step(token)
-        if reply is None:
-            self._raw_sasl = False
-            self._raw_deadline = None
-            self._become_ready(events)
-        else:
-            self._out += framing.add_size_prefix(reply)
-            self._raw_deadline = now + self.request_timeout
-
-    def _become_ready(self, events: list[Event]) -> None:
-        self._state = ConnectionState.READY
-        self._exchange = None
-        table = self._release_table
-        guess: ReleaseGuess | None = None
-        if table is None:
-            rows = _package_release_rows()
-            if rows:
-                guess = guess_broker_release(self._versions, self._features, rows)
-        elif table:
-            guess = guess_release(self._versions, table)
-        self.ready = Ready(
-            dict(self._versions),
-            self._features,
-            self._api_versions_version,
-            guess,
-            None if self._sasl is None else self._sasl.name,
-            self._session_lifetime_ms,
-            tuple(self._api_versions_refused),
-        )
-        events.append(self.ready)
+    def _throttle(self, pending: PendingRequest, ms: int, now: float, events: list[Event]) -> None:
+        throttled = self._pipeline.throttle(pending, ms, now)
+        if throttled is not None:
+            events.append(throttled)
 
     # --- the end ------------------------------------------------------------------------
 
     def _eof(self, events: list[Event]) -> None:
         state = self._state
         if state is ConnectionState.NEGOTIATING:
-            self._fail(
-                events,
+            raise ProtocolFailure(
                 FailureCause.CLOSED_DURING_API_VERSIONS,
                 "the broker closed the connection during ApiVersions: it may predate Kafka "
                 "0.10 and KIP-35, or the listener expects TLS or SASL",
             )
-        elif state is ConnectionState.AUTHENTICATING:
-            self._fail(
-                events,
+        if state is ConnectionState.AUTHENTICATING or state is ConnectionState.REAUTHENTICATING:
+            raise ProtocolFailure(
                 FailureCause.AUTHENTICATION_FAILED,
                 "the broker closed the connection during SASL authentication (wrong "
                 "credentials or mechanism?)",
             )
-        elif self._in_flight or self._queue or self._buffer:
+        if self._pipeline.in_flight or self._pipeline.queue or self._buffer:
             partial = f", {len(self._buffer)} bytes of a frame unread" if self._buffer else ""
-            self._fail(
-                events,
+            raise ProtocolFailure(
                 FailureCause.CLOSED,
                 f"the peer closed the connection with {self.in_flight} requests "
                 f"unanswered{partial}",
             )
-        else:
-            self._close()
-            events.append(ConnectionClosed())
+        self._close()
+        self.failure = ConnectionFailed(
+            FailureCause.CLOSED, "the broker closed the connection (it was idle)"
+        )
+        events.append(ConnectionClosed())
 
     def _fail(self, events: list[Event], cause: FailureCause, reason: str) -> None:
-        unanswered = sorted(
-            [p.correlation_id for p in self._in_flight.values() if p.purpose == _USER]
-            + [p.correlation_id for p in self._queue if p.expects_response]
-        )
+        unanswered = self._pipeline.unanswered()
         self._close()
-        events.append(ConnectionFailed(cause, reason, tuple(unanswered)))
+        self.failure = ConnectionFailed(cause, reason, tuple(unanswered))
+        events.append(self.failure)
 
     def _close(self) -> None:
-        self._state = ConnectionState.CLOSED
+        self._set_state(ConnectionState.CLOSED)
         self._buffer.clear()
         self._out.clear()
-        self._in_flight.clear()
-        self._queue.clear()
-        self._exchange = None
-        self._raw_sasl = False
+        self._pipeline.clear()
         self._raw_deadline = None
+        self._opening_deadline = None
+        self._reauthenticate_at = None
+
+    def _set_state(self, state: ConnectionState) -> None:
+        """The one place the state changes."""
+        self._state = state

@@ -10,11 +10,15 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Protocol, cast
 
-from ..negotiation import VersionRange
-from ._events import FailureCause, Features, ProtocolFailure, ReleaseGuess, Request
+from .. import negotiation
+from ..errors import UnsupportedVersionError
+from ..negotiation import NoCommonVersionError, VersionRange
+from ..registry import API_KEYS
+from ._errors import ProtocolFailure
+from ._events import FailureCause, Features, ReleaseGuess, Request
 
-_INT16 = struct.Struct(">h")
-_INT32 = struct.Struct(">i")
+INT16 = struct.Struct(">h")
+INT32 = struct.Struct(">i")
 
 PRODUCE = 0
 SASL_HANDSHAKE = 17
@@ -49,11 +53,11 @@ UNSOLICITED_MEMORY = 1024
 """How many acks=0 Produce correlation ids are remembered, so that a broker answering them
 anyway (Azure Event Hubs does) is ignored instead of failing the connection."""
 
-_ANY: VersionRange = (0, 0x7FFF)
+ANY_VERSION: VersionRange = (0, 0x7FFF)
 
 # Kafka refuses ApiVersions v3+ with INVALID_REQUEST when the software name or version does
 # not match this (ApiVersionsRequest.isValid); checking here names the culprit.
-_SOFTWARE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+SOFTWARE_PATTERN = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 # --- release guess ------------------------------------------------------------------------
 
@@ -156,7 +160,7 @@ def guess_broker_release(
     candidate: ``exact``; several: ``one of``. No candidate: ``guess_release`` against the
     rows of the broker's kind, oldest first.
     """
-    table = list(_package_release_rows() if rows is None else rows)
+    table = list(package_release_rows() if rows is None else rows)
     if not table:
         return ReleaseGuess("unknown")
     wanted = dict(versions)
@@ -189,7 +193,7 @@ def expects_response(request: Request) -> bool:
     return not (request.API_KEY == PRODUCE and getattr(request, "acks", None) == 0)
 
 
-def _package_release_rows() -> Sequence[BrokerRow]:
+def package_release_rows() -> Sequence[BrokerRow]:
     """The package's release table rows (``releases.BROKER_ROWS``), or () without one."""
     try:
         module = importlib.import_module("..releases", __package__)
@@ -198,7 +202,7 @@ def _package_release_rows() -> Sequence[BrokerRow]:
     return cast("Sequence[BrokerRow]", getattr(module, "BROKER_ROWS", ()))
 
 
-def _error_name(code: int) -> str:
+def error_name(code: int) -> str:
     try:
         module = importlib.import_module("..error_codes", __package__)
         return str(module.error_name(code))
@@ -214,7 +218,7 @@ def split_frames(buffer: bytearray, max_frame_size: int, sender: str) -> list[by
     pos = 0
     try:
         while len(buffer) - pos >= 4:
-            (size,) = _INT32.unpack_from(buffer, pos)
+            (size,) = INT32.unpack_from(buffer, pos)
             if size < 0 or size > max_frame_size:
                 raise ProtocolFailure(
                     FailureCause.FRAME_TOO_LARGE,
@@ -228,3 +232,43 @@ def split_frames(buffer: bytearray, max_frame_size: int, sender: str) -> list[by
     finally:
         del buffer[:pos]
     return frames
+
+
+def choose_version(
+    api_key: int, policy: Mapping[int, VersionRange], broker: Mapping[int, VersionRange]
+) -> int:
+    """The newest version of ``api_key`` in the package's range, the policy's and the
+    broker's. Raises ``NoCommonVersionError`` (an ``UnsupportedVersionError``, KIP-97) when
+    there is none."""
+    entry = API_KEYS.get(api_key)
+    if entry is None:
+        raise UnsupportedVersionError(f"this package has no API with key {api_key}")
+    # A version still under development (latestVersionUnstable) may change shape before
+    # it is released: only ``version=`` sends it.
+    high = entry.max_version - (1 if entry.latest_version_unstable else 0)
+    if high < entry.min_version:
+        raise UnsupportedVersionError(
+            f"{entry.name}: this package has only the unstable version {entry.max_version} "
+            "(send it with version=)"
+        )
+    ours = negotiation.intersect((entry.min_version, high), policy.get(api_key, ANY_VERSION))
+    if ours is None:
+        raise UnsupportedVersionError(
+            f"{entry.name}: the policy allows {policy.get(api_key)}, this package has "
+            f"{entry.min_version}-{high}"
+        )
+    return negotiation.pick_version(api_key, ours, broker.get(api_key))
+
+
+def check_version(api_key: int, version: int, broker: Mapping[int, VersionRange]) -> None:
+    """Refuse an explicit ``version=`` that the package or the broker lacks, before anything
+    is queued: the broker would close the connection on it."""
+    entry = API_KEYS[api_key]
+    if not entry.min_version <= version <= entry.max_version:
+        raise UnsupportedVersionError(
+            f"{entry.name} has no version {version} in this package "
+            f"(versions: {entry.min_version}-{entry.max_version})"
+        )
+    offered = broker.get(api_key)
+    if offered is None or not offered[0] <= version <= offered[1]:
+        raise NoCommonVersionError(api_key, (version, version), offered)

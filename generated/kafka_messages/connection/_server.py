@@ -10,19 +10,19 @@ from .. import framing
 from ..errors import DecodeError, UnsupportedVersionError
 from ..headers import RequestHeader, ResponseHeader
 from ..negotiation import VersionRange
+from .._codec import item_class
 from ..registry import API_KEYS, api_name
+from ._errors import LocalProtocolError, ProtocolFailure
 from ._events import (
-    ProtocolFailure,
     ConnectionClosed,
     ConnectionFailed,
     Event,
     FailureCause,
-    LocalProtocolError,
     RequestReceived,
     SaslTokenReceived,
 )
 from ._policy import (
-    _INT16,
+    INT16,
     API_VERSIONS,
     expects_response,
     SASL_HANDSHAKE,
@@ -95,8 +95,8 @@ class ServerConnection:
     def _request(self, frame: bytes) -> RequestReceived:
         if len(frame) < 8:
             raise ProtocolFailure(FailureCause.UNDECODABLE, f"a {len(frame)}-byte request frame")
-        api_key: int = _INT16.unpack_from(frame, 0)[0]
-        api_version: int = _INT16.unpack_from(frame, 2)[0]
+        api_key: int = INT16.unpack_from(frame, 0)[0]
+        api_version: int = INT16.unpack_from(frame, 2)[0]
         entry = API_KEYS.get(api_key)
         request: Any = None
         try:
@@ -157,7 +157,7 @@ class ServerConnection:
         """
         entry = API_KEYS[API_VERSIONS]
         cls = entry.response
-        item = _struct_class(cls, "api_keys")
+        item = item_class(cls, "api_keys")
         own = versions.get(API_VERSIONS, (0, entry.max_version))
         if to.api_version > min(own[1], entry.max_version):
             low, high = own[0], min(own[1], entry.max_version)
@@ -176,13 +176,13 @@ class ServerConnection:
         if throttle_time_ms:
             fields["throttle_time_ms"] = throttle_time_ms
         if supported_features:
-            feature = _struct_class(cls, "supported_features")
+            feature = item_class(cls, "supported_features")
             fields["supported_features"] = [
                 feature(name=n, min_version=lo, max_version=hi)
                 for n, (lo, hi) in sorted(supported_features.items())
             ]
         if finalized_features_epoch != -1 or finalized_features:
-            feature = _struct_class(cls, "finalized_features")
+            feature = item_class(cls, "finalized_features")
             fields["finalized_features_epoch"] = finalized_features_epoch
             fields["finalized_features"] = [
                 feature(name=n, min_version_level=lo, max_version_level=hi)
@@ -202,14 +202,3 @@ class ServerConnection:
         self.closed = True
         self._buffer.clear()
         self._pending.clear()
-
-
-def _struct_class(cls: type, attr: str) -> Any:
-    """The class of the items of array field ``attr`` of a generated class (its name
-    differs between spec releases, so it is looked up from the codec tables)."""
-    from .._codec import CODECS
-
-    for spec in CODECS[cls].fields:
-        if spec[0] == attr and len(spec) > 2:
-            return spec[2]
-    raise UnsupportedVersionError(f"{cls.__name__} has no struct array {attr}")

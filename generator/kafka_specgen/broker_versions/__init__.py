@@ -140,25 +140,25 @@ class Package:
             max_frame_size=MAX_REPLY_BYTES,
         )
         try:
-            with self.client.Client.connect(host, port, connection) as client:
+            # timeout bounds the connection and the handshake; each request has its own
+            with self.client.Client.connect(host, port, connection, timeout=timeout) as client:
                 yield client
         except BrokerVersionsError:
             raise
-        except self.connection.RequestTimedOutError:
-            raise BrokerVersionsError(f"{address}: no reply within {timeout:g} s") from None
+        except self.connection.RequestTimedOutError as exc:
+            reason = exc.event.reason
+            raise BrokerVersionsError(
+                f"{address}: no reply within {timeout:g} s ({reason})"
+            ) from None
         except self.connection.ConnectionFailedError as exc:
             raise BrokerVersionsError(f"{address}: {self.failure(exc, timeout)}") from None
-        except TimeoutError:
-            raise BrokerVersionsError(f"{address}: no connection within {timeout:g} s") from None
-        except OSError as exc:
-            raise BrokerVersionsError(f"{address}: cannot connect: {exc.strerror or exc}") from None
 
     def failure(self, exc: Any, timeout: float) -> str:
         """A failed connection, in the words of someone asking a broker for its versions."""
         event = exc.event
-        if event is None:
-            return "the connection was closed before a full reply arrived"
         causes = self.connection.FailureCause
+        if event.cause is causes.CONNECT_FAILED:
+            return f"cannot connect: {event.reason.split(': ', 1)[-1]}"
         if event.cause in (causes.FRAME_TOO_LARGE, causes.UNDECODABLE):
             return f"garbage reply ({event.reason}); is this a Kafka broker?"
         if event.cause in (causes.CLOSED, causes.CLOSED_DURING_API_VERSIONS):

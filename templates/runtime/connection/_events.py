@@ -1,4 +1,4 @@
-"""The events a connection returns, the request protocols and the exceptions."""
+"""The events a connection returns, and the request protocols."""
 
 from __future__ import annotations
 
@@ -97,9 +97,10 @@ class Ready(Event):
     ``features``); None without a release table."""
     sasl_mechanism: str | None = None
     session_lifetime_ms: int = 0
+    """From SaslAuthenticate v1+ (KIP-368): the connection re-authenticates before it ends;
+    0 = no limit."""
     api_versions_refused: tuple[int, ...] = ()
     """The ApiVersions versions the broker refused (KIP-511) before the one it answered."""
-    """From SaslAuthenticate v1+ (KIP-368): re-authenticate before it ends; 0 = no limit."""
 
 
 class Response(Event, Generic[R]):
@@ -164,21 +165,39 @@ class Throttled(Event):
 
 @dataclass(frozen=True, slots=True)
 class RequestTimedOut(Event):
-    """No response before the request's deadline. The connection is then closed (a
-    ``ConnectionFailed`` follows), as Java's client does: a late answer cannot be told
-    from the answer to a later request."""
+    """No response by the request's deadline (counted from ``send``).
+
+    A request that was written closes the connection (a ``ConnectionFailed`` follows), as
+    Java's client does: a late answer cannot be told from the answer to a later request.
+    A request still queued (``written`` False: held back by the in-flight limit or by the
+    broker's throttle) is dropped alone and the connection goes on."""
 
     correlation_id: int
     request: Any
     api_version: int
     elapsed: float
+    """Seconds from ``send`` to the deadline."""
+    written: bool = True
+    throttled_until: float | None = None
+    """When a throttle held the request back: when that throttle ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reauthenticated(Event):
+    """The connection logged in again before its session ended (KIP-368)."""
+
+    session_lifetime_ms: int
+    """The new session's lifetime; 0 = no limit."""
 
 
 class FailureCause(Enum):
-    """Why a connection failed (``ConnectionFailed.cause``)."""
+    """Why a connection failed (``ConnectionFailed.cause``, ``ConnectionFailedError.cause``)."""
 
+    CONNECT_FAILED = "cannot connect"
+    """No connection: refused, unreachable, a name that does not resolve."""
+    TLS_FAILED = "TLS handshake failed"
     CLOSED = "closed"
-    """The peer closed the connection while requests were unanswered."""
+    """The peer closed the connection (with requests unanswered, or idle)."""
     CLOSED_DURING_API_VERSIONS = "closed during ApiVersions"
     HANDSHAKE_FAILED = "handshake failed"
     AUTHENTICATION_FAILED = "authentication failed"
@@ -202,7 +221,7 @@ class ConnectionFailed(Event):
 
 @dataclass(frozen=True, slots=True)
 class ConnectionClosed(Event):
-    """The peer closed the connection with nothing outstanding."""
+    """The peer closed the connection with nothing outstanding (an idle close)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,32 +246,3 @@ class SaslTokenReceived(Event):
     """A raw SASL token after a SaslHandshake v0 (broker side; KIP-43, before KIP-152)."""
 
     token: bytes
-
-
-class LocalProtocolError(Exception):
-    """The caller used a connection wrongly: sending before ``Ready``, after the end, ..."""
-
-
-# The adapters' errors derive from Exception, not ConnectionError/TimeoutError: the compiled
-# (mypyc) build of this package cannot subclass OSError.
-class ConnectionFailedError(Exception):
-    """Raised by the adapters when the connection ends; ``event`` says why (None when it
-    was closed cleanly, by either side)."""
-
-    def __init__(self, message: str, event: ConnectionFailed | None = None) -> None:
-        super().__init__(message)
-        self.event = event
-
-
-class RequestTimedOutError(ConnectionFailedError):
-    """Raised by the adapters when a request gets no response in time (the connection is
-    then closed too)."""
-
-
-class ProtocolFailure(Exception):
-    """Internal to the connection: ends frame processing with a ``ConnectionFailed``."""
-
-    def __init__(self, cause: FailureCause, reason: str) -> None:
-        super().__init__(reason)
-        self.cause = cause
-        self.reason = reason

@@ -1,14 +1,5 @@
-"""SASL mechanisms for Kafka: PLAIN (RFC 4616) and SCRAM-SHA-256/512 (RFC 5802, RFC 7677).
-
-Pure computation, no I/O: a mechanism turns the server's messages into the client's next
-ones. ``connection.ClientConnection(sasl=ScramSha512("user", "secret"))`` runs the Kafka side
-of the exchange (SaslHandshake, then SaslAuthenticate or the raw tokens of KIP-43); the server
-halves (``PlainServer``, ``ScramServer``) let a test broker or a proxy authenticate clients.
-
-Client side: ``mechanism.start()`` gives the first message and an exchange object;
-``exchange.respond(server_message)`` gives the next message, or None once the client is
-satisfied (for SCRAM: after it has checked the server's signature). Every bad or hostile
-server message raises ``SaslError``, nothing else.
+# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+"""SCRAM-SHA-256/512 (RFC 5802, RFC 7677), as Kafka runs it.
 
 Like Kafka's own client, SCRAM sends names and passwords as UTF-8 without SASLprep
 (RFC 4013) normalisation: a broker stores the credentials the same way, so normalising here
@@ -23,126 +14,8 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Protocol
 
-
-class SaslError(Exception):
-    """A SASL exchange that cannot go on: a malformed or failed message from the other side."""
-
-
-class SaslExchange(Protocol):
-    """One client-side exchange in progress."""
-
-    def respond(self, challenge: bytes) -> bytes | None:
-        """The next message to send, or None when the client is done (authenticated as far
-        as it can tell). Raises ``SaslError`` on a bad challenge."""
-        ...
-
-
-class SaslMechanism(Protocol):
-    """A client mechanism with its credentials; ``start()`` begins a fresh exchange, so one
-    mechanism object can serve several connections."""
-
-    @property
-    def name(self) -> str:
-        """The mechanism name sent in SaslHandshake, e.g. ``SCRAM-SHA-512``."""
-        ...
-
-    def start(self) -> tuple[bytes, SaslExchange]:
-        """The first message and the exchange that reads the server's answers."""
-        ...
-
-
-class SaslServerExchange(Protocol):
-    """One server-side exchange in progress."""
-
-    @property
-    def complete(self) -> bool:
-        """True once the client is authenticated."""
-        ...
-
-    @property
-    def username(self) -> str | None:
-        """The authenticated user (set once ``complete``)."""
-        ...
-
-    def respond(self, message: bytes) -> bytes:
-        """The answer to a client message; raises ``SaslError`` when authentication fails."""
-        ...
-
-
-# --- PLAIN --------------------------------------------------------------------------------
-
-
-class Plain:
-    """SASL/PLAIN: the user name and password in clear (use it over TLS only)."""
-
-    def __init__(self, username: str, password: str, authzid: str = "") -> None:
-        for value in (username, password, authzid):
-            if "\0" in value:
-                raise ValueError("PLAIN credentials cannot contain a NUL character")
-        self.username = username
-        self.password = password
-        self.authzid = authzid
-
-    @property
-    def name(self) -> str:
-        return "PLAIN"
-
-    def start(self) -> tuple[bytes, SaslExchange]:
-        message = f"{self.authzid}\0{self.username}\0{self.password}".encode()
-        return message, _PlainExchange()
-
-    def __repr__(self) -> str:  # never shows the password
-        return f"Plain({self.username!r})"
-
-
-class _PlainExchange:
-    """PLAIN is one message; the server's (empty) answer ends it."""
-
-    def __init__(self) -> None:
-        self._done = False
-
-    def respond(self, challenge: bytes) -> bytes | None:
-        if self._done:
-            raise SaslError("PLAIN: the server sent a message after authentication")
-        self._done = True
-        return None
-
-
-class PlainServer:
-    """The server side of PLAIN: ``check(username, password)`` decides."""
-
-    def __init__(self, check: Callable[[str, str], bool]) -> None:
-        self._check = check
-
-    def start(self) -> SaslServerExchange:
-        return _PlainServerExchange(self._check)
-
-
-class _PlainServerExchange:
-    def __init__(self, check: Callable[[str, str], bool]) -> None:
-        self._check = check
-        self.complete = False
-        self.username: str | None = None
-
-    def respond(self, message: bytes) -> bytes:
-        if self.complete:
-            raise SaslError("PLAIN: a message after authentication")
-        parts = _text(message, "PLAIN").split("\0")
-        if len(parts) != 3 or not parts[1]:
-            raise SaslError("PLAIN: expected authzid NUL username NUL password")
-        authzid, username, password = parts
-        if authzid not in ("", username):
-            raise SaslError("PLAIN: authorization id differs from the user name")
-        if not self._check(username, password):
-            raise SaslError(f"PLAIN: authentication failed for {username!r}")
-        self.complete = True
-        self.username = username
-        return b""
-
-
-# --- SCRAM --------------------------------------------------------------------------------
+from ._common import SaslError, SaslExchange, printable, utf8_text
 
 #: Kafka refuses SCRAM credentials with fewer iterations (ScramMechanism.minIterations).
 SCRAM_MIN_ITERATIONS = 4096
@@ -181,7 +54,7 @@ class Scram:
         if not self._name:
             raise ValueError("a SCRAM mechanism needs a name, e.g. SCRAM-SHA-512")
         hashlib.new(self.hash_name)  # an unknown hash fails here, not in the middle of a login
-        if nonce is not None and not _printable(nonce):
+        if nonce is not None and not printable(nonce):
             raise ValueError("a SCRAM nonce is printable ASCII without ','")
         for key, value in (extensions or {}).items():
             if not (key.isascii() and key.isalnum()) or "," in value or "=" in value:
@@ -250,7 +123,7 @@ class ScramClientExchange:
 
     def _client_final(self, challenge: bytes) -> bytes:
         mech = self._mechanism
-        server_first = _text(challenge, "SCRAM server-first-message")
+        server_first = utf8_text(challenge, "SCRAM server-first-message")
         attrs = _attributes(server_first, "server-first-message")
         if "m" in attrs:
             raise SaslError("SCRAM: the server requires an extension this client lacks")
@@ -259,7 +132,7 @@ class ScramClientExchange:
             raise SaslError("SCRAM: server-first-message lacks r=, s= or i=")
         if not nonce.startswith(self._nonce) or len(nonce) == len(self._nonce):
             raise SaslError("SCRAM: the server nonce does not extend the client nonce")
-        if not _printable(nonce):
+        if not printable(nonce):
             raise SaslError("SCRAM: the server nonce has characters outside printable ASCII")
         salt = _b64decode(salt_text, "salt")
         if not iterations_text.isdigit() or not iterations_text.isascii():
@@ -281,7 +154,7 @@ class ScramClientExchange:
         return f"{final_bare},p={base64.b64encode(proof).decode()}".encode()
 
     def _check_server_final(self, challenge: bytes) -> None:
-        attrs = _attributes(_text(challenge, "SCRAM server-final-message"), "server-final")
+        attrs = _attributes(utf8_text(challenge, "SCRAM server-final-message"), "server-final")
         if "e" in attrs:
             raise SaslError(f"SCRAM: the server refused: {attrs['e']}")
         verifier = attrs.get("v")
@@ -350,10 +223,10 @@ class ScramServerExchange:
     def respond(self, message: bytes) -> bytes:
         if self._state == "first":
             self._state = "final"
-            return self._server_first(_text(message, "SCRAM client-first-message"))
+            return self._server_first(utf8_text(message, "SCRAM client-first-message"))
         if self._state == "final":
             self._state = "done"
-            return self._server_final(_text(message, "SCRAM client-final-message"))
+            return self._server_final(utf8_text(message, "SCRAM client-final-message"))
         raise SaslError("SCRAM: a message after authentication")
 
     def _server_first(self, text: str) -> bytes:
@@ -368,7 +241,7 @@ class ScramServerExchange:
             raise SaslError("SCRAM: client-first-message must start with n= and r=")
         username = _unsaslname(fields[0][2:])
         client_nonce = fields[1][2:]
-        if not client_nonce or not _printable(client_nonce):
+        if not client_nonce or not printable(client_nonce):
             raise SaslError("SCRAM: bad client nonce")
         for extension in fields[2:]:
             key, eq, value = extension.partition("=")
@@ -412,9 +285,6 @@ class ScramServerExchange:
         return b"v=" + base64.b64encode(server_signature)
 
 
-# --- shared helpers -----------------------------------------------------------------------
-
-
 class _Keys:
     __slots__ = ("client_key", "stored_key", "server_key")
 
@@ -435,13 +305,6 @@ def _hmac(hash_name: str, key: bytes, message: bytes) -> bytes:
     return hmac.new(key, message, hash_name).digest()
 
 
-def _text(message: bytes, what: str) -> str:
-    try:
-        return message.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SaslError(f"{what} is not UTF-8") from None
-
-
 def _attributes(text: str, what: str) -> dict[str, str]:
     """``a=1,b=2`` -> ``{"a": "1", "b": "2"}``; attribute names are single letters."""
     attrs: dict[str, str] = {}
@@ -458,10 +321,6 @@ def _b64decode(text: str, what: str) -> bytes:
         return base64.b64decode(text.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError):
         raise SaslError(f"SCRAM: {what} is not base64") from None
-
-
-def _printable(text: str) -> bool:
-    return bool(text) and all(0x21 <= ord(c) <= 0x7E and c != "," for c in text)
 
 
 def _saslname(name: str) -> str:
