@@ -25,7 +25,6 @@ from ._events import (
     FailureCause,
     Ready,
     Reauthenticated,
-    ReleaseGuess,
     Request,
     RequestTimedOut,
     Response,
@@ -40,9 +39,7 @@ from ._policy import (
     check_version,
     choose_version,
     expects_response,
-    guess_release,
-    guess_broker_release,
-    package_release_rows,
+    ready_release_guess,
     split_frames,
 )
 
@@ -395,19 +392,11 @@ class ClientConnection:
         self._set_state(ConnectionState.READY)
         self._opening_deadline = None
         handshake = self._handshake
-        table = self._release_table
-        guess: ReleaseGuess | None = None
-        if table is None:
-            rows = package_release_rows()
-            if rows:
-                guess = guess_broker_release(handshake.versions, handshake.features, rows)
-        elif table:
-            guess = guess_release(handshake.versions, table)
         self.ready = Ready(
             dict(handshake.versions),
             handshake.features,
             handshake.api_versions_version,
-            guess,
+            ready_release_guess(handshake.versions, handshake.features, self._release_table),
             None if handshake.sasl is None else handshake.sasl.name,
             handshake.session_lifetime_ms,
             tuple(handshake.api_versions_refused),

@@ -180,6 +180,19 @@ def guess_broker_release(
     return guess_release(versions, same_kind or {row.label: row.advertised for row in table})
 
 
+def ready_release_guess(
+    versions: Mapping[int, VersionRange],
+    features: Features,
+    table: Mapping[str, Mapping[int, VersionRange]] | None,
+) -> ReleaseGuess | None:
+    """``Ready.release_guess``: the package's rows when ``table`` is None (None without
+    any), else ``guess_release`` on ``table``; ``{}`` turns the guess off."""
+    if table is None:
+        rows = package_release_rows()
+        return guess_broker_release(versions, features, rows) if rows else None
+    return guess_release(versions, table) if table else None
+
+
 def _features_fit(row: BrokerRow, supported: Mapping[str, VersionRange]) -> bool:
     theirs = row.supported_features
     if any(theirs.get(name) != tuple(levels) for name, levels in supported.items()):
