@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Whole request and response frames: header plus body, on both sides of a connection.
 
 A *frame* is what follows the 4-byte size prefix on the wire; ``add_size_prefix`` and

@@ -9,22 +9,16 @@ from .layout import Call, Code, Kwarg, Tup, flat
 from .model import Field, Message, Struct
 from .plan import FieldPlan, MessagePlans, StructPlan
 from .steps import StepBuilder
-from .views import (
-    ClassView,
+from .view_kit import (
     Default,
-    FieldView,
     Flavour,
-    GuardView,
-    MessageFacts,
-    ModuleView,
-    PlanView,
-    Store,
     absent_is_none,
     default_const,
     field_annotation,
     is_nullable_anywhere,
     struct_class,
 )
+from .views import ClassView, FieldView, GuardView, MessageFacts, ModuleView, PlanView, Store
 from .wiretypes import WIRE_TYPES
 
 
@@ -93,12 +87,11 @@ class ModuleBuilder(StepBuilder):
         facts = None
         if is_message:
             self.imports.annotate("typing", "ClassVar")
-            flexible_versions = message.flexible_versions.intersect(message.valid_versions)
             facts = MessageFacts(
                 api_key=message.api_key,
                 min_version=message.valid_versions.lo,
                 max_version=message.valid_versions.hi,
-                flexible_min=None if flexible_versions.empty else flexible_versions.lo,
+                flexible_min=message.flexible_min,
                 latest_version_unstable=message.latest_version_unstable,
                 response_class=self.response_class(message),
             )

@@ -77,7 +77,7 @@ def generate_package(
     facts: Path | str | None = BUNDLED_FACTS,
 ) -> ModuleType:
     """Generate ``package`` into ``out_dir`` and import it (a fresh import every time)."""
-    files = generate_files(spec_paths, warn=False, facts=facts)
+    files = generate_files(spec_paths, warn=False, facts=facts, package=package)
     write_package(files, out_dir / package)
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
         del sys.modules[name]
