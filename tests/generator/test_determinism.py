@@ -103,6 +103,18 @@ def test_check_passes_on_a_fresh_copy(committed_copy: Path) -> None:
     assert tree(committed_copy) == before, "--check must write nothing"
 
 
+def test_the_session_check_names_what_is_stale(committed_copy: Path) -> None:
+    """tests/conftest.py stops a session with this line when generated/ is stale."""
+    package = committed_copy / PACKAGE
+    assert genpkg.stale_generated(package) is None
+    (package / "metadata.py").write_text(f"{HEADER}\n# edited\n", encoding="utf-8")
+    (package / "headers.py").unlink()
+    assert genpkg.stale_generated(package) == (
+        f"{package} is stale (missing: headers.py and 1 more, against a fresh generation "
+        "from specs/): run `make generate`"
+    )
+
+
 def test_check_fails_naming_a_modified_file(committed_copy: Path) -> None:
     target = committed_copy / PACKAGE / "metadata.py"
     target.write_text(target.read_text(encoding="utf-8") + "\n# hand edit\n", encoding="utf-8")

@@ -30,7 +30,9 @@ PACKAGE = "kafka_messages"
 def generate(
     out: Path, capsys: pytest.CaptureFixture[str], *extra: str, package: str = PACKAGE
 ) -> tuple[int, str, str]:
-    code = main(["generate", "--specs", str(SPECS), "--out", str(out), "--package", package, *extra])
+    code = main(
+        ["generate", "--specs", str(SPECS), "--out", str(out), "--package", package, *extra]
+    )
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

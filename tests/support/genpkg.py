@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Sequence
 
 from kafka_specgen.library import BUNDLED_FACTS, generate_files, load_specs
-from kafka_specgen.format import write_package
+from kafka_specgen.format import compare_package, write_package
 from kafka_specgen.model import Message
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,20 @@ def kafka_python_specs() -> Path:
     import kafka
 
     return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
+
+
+def stale_generated(package_dir: Path = GENERATED / "kafka_messages") -> str | None:
+    """One line saying how the committed package differs from a fresh generation from
+    ``specs/`` (generated in memory, ~0.5 s), or None when it is fresh."""
+    differences = compare_package(generate_files([SPECS], warn=False), package_dir)
+    if not differences:
+        return None
+    more = f" and {len(differences) - 1} more" if len(differences) > 1 else ""
+    shown = package_dir.relative_to(ROOT) if package_dir.is_relative_to(ROOT) else package_dir
+    return (
+        f"{shown} is stale ({differences[0]}{more}, against a fresh generation from "
+        "specs/): run `make generate`"
+    )
 
 
 def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
