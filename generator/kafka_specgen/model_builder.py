@@ -14,6 +14,7 @@ import uuid
 from typing import Any, Iterable, Sequence
 
 from .errors import SpecError, each, raise_all
+from .limits import MAX_STRUCT_DEPTH
 from .load import RawSpec
 from .model import (
     EMPTY_STRUCT,
@@ -135,6 +136,8 @@ class MessageBuilder:
         self.built: dict[str, Struct] = {}
         self.order: list[Struct] = []
         self.defined_inline: set[str] = set()
+        self.building: list[str] = []
+        """The structs being built, outermost first: the path to the one being built."""
         self.warnings: list[str] = []
 
     def fail(
@@ -296,7 +299,20 @@ class MessageBuilder:
             raise self.fail(
                 "struct-name", f"struct {name} has the name of its message", struct=name
             )
-        fields = tuple(self.field(spec, name, versions, top_level) for spec in field_specs)
+        if name in self.building:  # only a common struct can come back to itself
+            loop = " -> ".join([*self.building[self.building.index(name) :], name])
+            raise self.fail("struct-cycle", f"contains itself: {loop}", struct=name)
+        if len(self.building) > MAX_STRUCT_DEPTH:  # the message's own fields are level 0
+            raise self.fail(
+                "struct-depth",
+                f"nested {len(self.building)} levels deep, over the cap of {MAX_STRUCT_DEPTH}",
+                struct=name,
+            )
+        self.building.append(name)
+        try:
+            fields = tuple(self.field(spec, name, versions, top_level) for spec in field_specs)
+        finally:
+            self.building.pop()
         self.check_struct(name, fields)
         struct = Struct(name=name, versions=versions, fields=fields, about=about, common=common)
         if not top_level:
