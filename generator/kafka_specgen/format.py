@@ -263,6 +263,13 @@ def write_package(
     problem = package_name_problem(package)
     if problem is not None:
         raise UnsafeTargetError(f"package name {package!r} {problem}")
+    for f in files:
+        named = header_package(f.text.split("\n", 1)[0])
+        if named not in (None, package):
+            raise ValueError(
+                f"{f.path} was generated for package {named!r}, not {package!r}: pass "
+                f"package={package!r} to generate_files"
+            )
     wanted = {f.path: f.text.encode("utf-8") for f in files}
     check_target(package_dir, sorted(wanted))
     found = survey(package_dir, package)
