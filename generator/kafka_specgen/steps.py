@@ -28,7 +28,9 @@ from .view_kit import (
     field_annotation,
     is_nullable_anywhere,
     pylit,
+    reader_name,
     struct_class,
+    writer_name,
 )
 from .wiretypes import ARRAY_MIN_SIZE, WIRE_TYPES
 
@@ -258,8 +260,8 @@ class StepBuilder:
                 self.default_consts.add(empty)
             return StructStep(
                 attr=f.attr,
-                reader=f"_read_{fp.child.function}",
-                writer=f"_write_{fp.child.function}",
+                reader=reader_name(fp.child.function),
+                writer=writer_name(fp.child.function),
                 nullable=fp.nullable,
                 tagged_elsewhere=tagged_elsewhere,
                 empty_const=empty,
@@ -278,8 +280,8 @@ class StepBuilder:
                 attr=f.attr,
                 count_reader=count_reader,
                 count_writer=count_writer,
-                element_reader=f"_read_{fp.child.function}",
-                element_writer=f"_write_{fp.child.function}",
+                element_reader=reader_name(fp.child.function),
+                element_writer=writer_name(fp.child.function),
                 nullable=fp.nullable,
                 compact=fp.compact,
                 zero_size_items=self.zero_size(fp.child),

@@ -16,7 +16,9 @@ from .view_kit import (
     default_const,
     field_annotation,
     is_nullable_anywhere,
+    reader_name,
     struct_class,
+    writer_name,
 )
 from .views import ClassView, FieldView, GuardView, MessageFacts, ModuleView, PlanView, Store
 from .wiretypes import WIRE_TYPES
@@ -198,6 +200,8 @@ class ModuleBuilder(StepBuilder):
         return PlanView(
             const=plan_const(plan),
             function=plan.function,
+            reader=reader_name(plan.function),
+            writer=writer_name(plan.function),
             class_name=message.class_name(plan.struct),
             struct_name=plan.struct.name,
             version_label=plan.version_label,
@@ -274,8 +278,8 @@ def plan_table(message: Message, plan: StructPlan) -> Call:
     """``Plan(cls, reader, writer, ("attr:kind", ...), tagged=..., children=...)``."""
     args: list[object] = [
         Code(message.class_name(plan.struct)),
-        Code(f"_read_{plan.function}"),
-        Code(f"_write_{plan.function}"),
+        Code(reader_name(plan.function)),
+        Code(writer_name(plan.function)),
     ]
     if plan.regular:
         args.append(Tup(tuple(f"{fp.field.attr}:{wire_kind(fp)}" for fp in plan.regular)))

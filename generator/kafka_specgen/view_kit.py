@@ -59,6 +59,17 @@ LENGTH_HELPERS: dict[tuple[str, bool, bool], tuple[str, str]] = {
 }
 
 
+def reader_name(function: str) -> str:
+    """The module's own reader of one plan (``_read_metadata_request_v0_3``): the name the
+    reader is defined under, and called and tabled by."""
+    return f"_read_{function}"
+
+
+def writer_name(function: str) -> str:
+    """The module's own writer of one plan (``_write_metadata_request_v0_3``)."""
+    return f"_write_{function}"
+
+
 class ModuleImports:
     """Names a module uses, by the module they come from; ``typing`` only for checkers."""
 

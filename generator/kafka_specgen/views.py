@@ -83,6 +83,9 @@ class GuardView:
 class PlanView:
     const: str
     function: str
+    reader: str
+    """The name of this plan's reader function (``_read_...``); ``writer``: its writer."""
+    writer: str
     class_name: str
     struct_name: str
     version_label: str
