@@ -7,7 +7,7 @@ SPECS ?= specs
 OUT := generated
 PACKAGE := kafka_messages
 
-.PHONY: help setup system-deps generate check test test-layout lint clean fuzz regen-check capture
+.PHONY: help setup system-deps generate check test test-layout lint clean fuzz fuzz-records regen-check capture
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 18
@@ -53,6 +53,9 @@ lint: $(VENV)/.installed ## black everywhere; mypy --strict on the tool and on t
 
 fuzz: $(VENV)/.installed ## mutation-fuzz every decoder (FUZZ_CASES, default 1,000,000); prints counts
 	$(PY) -m tests.support.fuzz --cases $(or $(FUZZ_CASES),1000000)
+
+fuzz-records: $(VENV)/.installed ## mutation-fuzz the record-batch reader (FUZZ_CASES, default 200,000); prints counts
+	$(PY) -m tests.support.fuzz_records --cases $(or $(FUZZ_CASES),200000)
 
 regen-check: $(VENV)/.installed ## regenerate from SPECS=... into a temp folder, diff against generated/, print the changelog
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
@@ -120,6 +123,5 @@ report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPE
 test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
 	$(PY) -m pytest -q tests/pipeline/cluster_pipeline.py
 
-.PHONY: bench-records
 bench-records: $(VENV)/.installed ## record batches: records/s decode and build, pure, with accelerators and mypyc, beside kafka-python and aiokafka; CRC-32C MB/s -> bench/records_results.json, bench/RECORDS.md (RECORDS_BENCH_ARGS="--quick")
 	$(PY) bench/records_bench.py $(RECORDS_BENCH_ARGS)

@@ -39,9 +39,9 @@ def mypyc_source(spec_paths: list[Path], folder: Path, package: str) -> Path:
     package folder."""
     from kafka_specgen.format import write_package
     from kafka_specgen.library import generate_files
-    from kafka_specgen.views import Flavour
+    from kafka_specgen.view_kit import Flavour
 
-    files = generate_files(spec_paths, warn=False, flavour=Flavour.MYPYC)
+    files = generate_files(spec_paths, warn=False, flavour=Flavour.MYPYC, package=package)
     write_package(files, folder / package)
     return folder / package
 

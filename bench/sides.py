@@ -61,7 +61,7 @@ def generated_package(label: str, log: Callable[[str], None]) -> str:
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=CACHE, prefix="tmp-gen-"))
         try:
-            files = generate_files([corpus], warn=False)
+            files = generate_files([corpus], warn=False, package=package)
             write_package(files, tmp / package)
             if out.exists():
                 shutil.rmtree(out)

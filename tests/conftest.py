@@ -1,5 +1,9 @@
 """Session set-up shared by every test file.
 
+The committed ``generated/kafka_messages`` must be what ``make generate`` writes from
+``specs/`` today: many tests import it (and through it, the runtime), so the session stops
+at once, with one line, when it is stale.
+
 ``KAFKA_MESSAGES_COMPILED=1`` runs the tests against the mypyc build of the generated
 package (``make compiled`` -> ``build/compiled/kafka_messages``) instead of the pure-Python
 ``generated/kafka_messages``: the build goes first on ``sys.path`` and the whole package is
@@ -14,6 +18,18 @@ import os
 import pkgutil
 import sys
 from pathlib import Path
+
+import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Stop at once when generated/ is stale (before any test file imports it)."""
+    from tests.support.genpkg import stale_generated
+
+    stale = stale_generated()
+    if stale is not None:
+        pytest.exit(stale, returncode=1)
+
 
 if os.environ.get("KAFKA_MESSAGES_COMPILED") == "1":
     _build = Path(__file__).resolve().parents[1] / "build" / "compiled"

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """``Struct``, the base of every generated class: encode, decode and JSON conversion, run
 by the runtime from the tables each generated module binds to its classes."""
 

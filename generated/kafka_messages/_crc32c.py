@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """CRC-32C (Castagnoli), the checksum of magic-2 record batches.
 
 ``crc32c(data, value)`` is the fastest implementation found when this module is imported: the

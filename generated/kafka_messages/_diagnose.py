@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Encode errors: which field made a writer fail, and why.
 
 Writers check nothing they need not; when one fails, ``encode_error`` walks the plan of

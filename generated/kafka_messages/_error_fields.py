@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The walk behind ``error_codes.errors_in``: every ``error_code`` field of a message."""
 
 from __future__ import annotations

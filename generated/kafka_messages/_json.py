@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """JSON-style conversion: ``to_dict`` and ``from_dict`` of every generated class, driven by
 the class's field table (``(attr, kind)`` or ``(attr, kind, struct class)``; kind is
 ``value``, ``bytes``, ``uuid`` or ``struct``, with a ``[]`` prefix for arrays).

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The tables generated modules hand to the runtime: one ``Plan`` per wire layout.
 
 A plan says what one struct looks like on the wire at a set of versions: its regular

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Reading: the helpers generated readers call, and the checked reader behind them.
 
 Generated readers are the fast path: they check only what could otherwise go wrong

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Writing: the helpers generated writers call, and tagged fields written from the plans.
 
 Writers check nothing a failure would not reveal anyway: ``None`` where a value belongs,

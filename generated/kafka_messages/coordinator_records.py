@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Records of the coordinators' internal topics, as the broker writes them.
 
 ``__consumer_offsets`` (the group coordinator), ``__share_group_state`` (share) and

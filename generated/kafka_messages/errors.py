@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The exceptions of this package: one for bad bytes, one for values that cannot be written,
 one for an error code a broker answered with.
 

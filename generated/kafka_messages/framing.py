@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Whole request and response frames: header plus body, on both sides of a connection.
 
 A *frame* is what follows the 4-byte size prefix on the wire; ``add_size_prefix`` and
@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # names for annotations only: importing typing costs about 3 
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
-#: The largest frame a reader should accept by default (Kafka's socket.request.max.bytes).
+#: The largest frame a reader should accept by default (Kafka's socket.request.max.bytes):
+#: the connection's default (its own reader cuts frames off a stream).
 DEFAULT_MAX_FRAME_SIZE = 100 * 1024 * 1024
 
 
@@ -39,27 +40,6 @@ def strip_size_prefix(data: Buffer) -> Buffer:
     if size != len(data) - 4:
         raise DecodeError(f"size prefix says {size} bytes, {len(data) - 4} follow", 0, "size")
     return data[4:]
-
-
-def split_frames(
-    data: Buffer, max_frame_size: int = DEFAULT_MAX_FRAME_SIZE
-) -> tuple[list[bytes], int]:
-    """Cut size-prefixed frames off the front of a stream buffer.
-
-    Returns the complete frames and how many bytes they used; the rest is an incomplete
-    frame to keep until more bytes arrive.
-    """
-    frames: list[bytes] = []
-    pos = 0
-    while len(data) - pos >= 4:
-        (size,) = _INT32.unpack_from(data, pos)
-        if size < 0 or size > max_frame_size:
-            raise DecodeError(f"frame size {size} is outside 0..{max_frame_size}", pos, "size")
-        if len(data) - pos - 4 < size:
-            break
-        frames.append(bytes(data[pos + 4 : pos + 4 + size]))
-        pos += 4 + size
-    return frames, pos
 
 
 def _api_version_of(frame: Buffer) -> tuple[int, int]:

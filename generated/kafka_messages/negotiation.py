@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Version negotiation: which version of each API to speak with a broker or a cluster.
 
 Pure functions, no I/O. They follow three Kafka proposals:

@@ -1,9 +1,9 @@
 """kafka-specgen: Kafka JSON message specs in, a typed pure-Python codec package out.
 
 The stages run in one direction: ``load`` -> ``schema`` -> ``model`` -> ``catalog`` ->
-``render`` (which runs ``plan`` and ``views`` per module) -> ``format``; ``facts`` reads
-the facts tables beside the specs, ``selection`` keeps part of a spec set. ``library`` runs
-them, ``cli`` is the command line. Side tools that use a generated package or compare spec
+``plan`` -> ``views`` (``package_views``) -> ``render`` -> ``format``; ``facts`` reads the
+facts tables beside the specs, ``selection`` keeps part of a spec set, ``limits`` caps what
+a spec may hold. ``library`` runs them, ``cli`` is the command line. Side tools that use a generated package or compare spec
 sets live in the subpackages ``diff``, ``broker_versions``, ``fake_broker`` and
 ``pipeline``.
 """

@@ -1,4 +1,5 @@
-"""The ``kafka-specgen`` command line: wires the stages together."""
+"""The ``kafka-specgen`` command line: ``generate`` (through ``library``) and the side tools'
+commands, each of which registers its own parser."""
 
 from __future__ import annotations
 
@@ -11,12 +12,18 @@ from typing import Any, Sequence
 
 from . import __version__, broker_versions, diff, fake_broker
 from .errors import SpecError
-from .format import GeneratedCodeError, compare_package, write_package
+from .format import (
+    GeneratedCodeError,
+    UnsafeTargetError,
+    compare_package,
+    package_name_problem,
+    write_package,
+)
 from .history import HistoryError
-from .library import BUNDLED_FACTS, generate_files
+from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, generate_files
 from .selection import Selection, SelectionError
 from .spec_options import add_spec_options, chosen_spec_set
-from .views import Flavour
+from .view_kit import Flavour
 from .pipeline import capture, command as pipeline_command, report
 
 #: Optional dependencies -> the extra that installs them.
@@ -59,6 +66,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         flavour=Flavour(args.flavour),
         facts=None if args.facts == "none" else args.facts,
         selection=Selection(split_list(args.listeners), split_list(args.apis)),
+        package=args.package,
     )
     package_dir = Path(args.out) / args.package
     if args.check:
@@ -78,12 +86,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
             return 1
         print(f"{package_dir} is up to date ({len(files)} files)")
         return 0
-    report = write_package(files, package_dir)
+    report = write_package(files, package_dir, force=args.force)
     elapsed = time.monotonic() - started
     source = f" from {specs.label}" if specs.bundled else ""
+    kept = f", {len(report.kept)} of others left alone" if report.kept else ""
     print(
         f"{package_dir}: {len(files)} files ({len(report.written)} written, "
-        f"{len(report.unchanged)} unchanged, {len(report.removed)} stale removed){source} "
+        f"{len(report.unchanged)} unchanged, {len(report.removed)} stale removed{kept}){source} "
         f"in {elapsed:.1f} s"
     )
     return 0
@@ -123,14 +132,22 @@ def register_generate(commands: Any) -> None:
     )
     gen.add_argument(
         "--package",
-        default="kafka_messages",
+        default=DEFAULT_PACKAGE,
         metavar="NAME",
-        help="package name (default: kafka_messages)",
+        help=f"package name (default: {DEFAULT_PACKAGE}); not a keyword nor a standard-library "
+        "module",
     )
     gen.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if DIR/NAME differs from what would be generated",
+    )
+    gen.add_argument(
+        "--force",
+        action="store_true",
+        help="write into DIR/NAME even though it holds files kafka-specgen did not generate "
+        "for NAME: generated files replace theirs of the same name, none is deleted (never "
+        "through a symbolic link)",
     )
     gen.add_argument(
         "--facts",
@@ -170,10 +187,9 @@ def register_generate(commands: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "package", "x").isidentifier() is False:
-        print(
-            f"kafka-specgen: --package {args.package!r} is not a Python identifier", file=sys.stderr
-        )
+    problem = package_name_problem(args.package) if args.command == "generate" else None
+    if problem is not None:
+        print(f"kafka-specgen: --package {args.package!r} {problem}", file=sys.stderr)
         return 2
     try:
         return int(args.func(args))
@@ -184,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (SelectionError, HistoryError) as exc:
         print(f"kafka-specgen {args.command}: {exc}", file=sys.stderr)
         return 2
-    except (SpecError, GeneratedCodeError) as exc:
+    except (SpecError, GeneratedCodeError, UnsafeTargetError) as exc:
         for line in str(exc).splitlines():
             print(f"kafka-specgen: error: {line}", file=sys.stderr)
         return 1

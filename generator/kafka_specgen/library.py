@@ -1,7 +1,7 @@
 """The library API: spec sets in, validated models or generated files out.
 
-``load_specs`` runs load -> schema -> model; ``generate_files`` adds catalog -> render ->
-format.
+``load_specs`` runs load -> schema -> model; ``generate_files`` adds catalog -> plan and
+views -> render -> format.
 The command line, the pipeline, the side tools and the tests all come through here.
 """
 
@@ -25,10 +25,11 @@ from .format import cache_dir, format_files, write_package
 from .load import RawSpec, load_paths
 from .model import Message
 from .model_builder import build_messages
+from .package_views import build_views
 from .render import GeneratedFile, render_package
 from .resources import package_folder
 from .selection import Selection
-from .views import Flavour
+from .view_kit import Flavour
 from .schema import validate_spec
 
 
@@ -102,6 +103,9 @@ def spec_set(specs: SpecSource) -> SpecSet:
     return SpecSet.of_paths([specs] if isinstance(specs, (str, Path)) else specs)
 
 
+
+DEFAULT_PACKAGE = "kafka_messages"
+"""The name of a generated package unless told otherwise (``generate --package``)."""
 BUNDLED_FACTS = "bundled"
 """``load_specs(facts=...)``: the tool's own facts tables (api names, error codes, broker
 releases), so a package generated from upstream specs has them too."""
@@ -152,33 +156,20 @@ def generate_files(
     flavour: Flavour = Flavour.PURE,
     facts: Path | str | None = BUNDLED_FACTS,
     selection: Selection = Selection(),
+    package: str = DEFAULT_PACKAGE,
 ) -> list[GeneratedFile]:
-    """Run load -> schema -> model -> catalog -> render -> format; return the package's
-    files.
+    """Run load -> schema -> model -> catalog -> plan and views -> render -> format; return
+    the files of the package ``package`` (every file's header names it).
 
     ``black=True`` also runs black over the modules (they are laid out as black does
-    already: it only confirms it; needs black installed).
-    ``facts``: as for ``load_specs``.
+    already: it only confirms it; needs black installed); ``progress(done, total)`` follows
+    it. ``facts``: as for ``load_specs``.
     """
     messages, facts_used = load_specs(spec_paths, warn=warn, facts=facts, selection=selection)
     catalog = build_catalog(messages, facts_used)
     if warn:
         print_warnings(catalog.warnings)
-    files = render_package(catalog, flavour)
-    return format_files(files, black=black, progress=progress)
-
-
-def package_files(
-    messages: list[Message],
-    facts: Facts,
-    *,
-    black: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-    flavour: Flavour = Flavour.PURE,
-) -> list[GeneratedFile]:
-    """Run catalog -> render -> format on a loaded spec set; return the package's files.
-    ``progress(done, total)`` follows black, when it runs."""
-    files = render_package(build_catalog(messages, facts), flavour)
+    files = render_package(build_views(catalog, flavour, package))
     return format_files(files, black=black, progress=progress)
 
 
@@ -220,7 +211,7 @@ def generated_package(spec_paths: SpecSource) -> GeneratedPackage:
     key = spec_set_key(spec_paths)
     package = GeneratedPackage(f"kafka_messages_{key[:12]}", cache_dir() / "packages" / key[:16])
     if not (package.path / "registry.py").is_file():
-        files = generate_files(spec_paths, warn=False)
+        files = generate_files(spec_paths, warn=False, package=package.name)
         package.folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix="staging-", dir=package.folder.parent))
         write_package(files, staging / package.name)

@@ -3,6 +3,8 @@
 Kafka's specs are JSON with comments, and a few files carry quirks that Jackson tolerates
 (trailing tokens, string-typed ``tag``/``ignorable``, numeric or boolean defaults). This
 module turns each file into plain JSON data in one normal form; ``schema`` checks it next.
+It holds every file to the caps of ``limits`` on sizes, nesting and texts, before a hostile
+one can cost a traceback or gigabytes.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import IO, Any, Sequence
 
 from .errors import SpecError, each
+from .limits import MAX_JSON_DEPTH, MAX_SPEC_BYTES, MAX_TEXT_CHARS
 
 ARCHIVE_SUFFIXES = (".zip", ".jar")
 
@@ -28,6 +31,8 @@ _STRING_OR_COMMENT = re.compile(
     """,
     re.VERBOSE,
 )
+#: A string literal (skipped whole) or a bracket: what the nesting check looks at.
+_STRING_OR_BRACKET = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
 _JSON_WHITESPACE = " \t\n\r"
 _NOT_NEWLINE = re.compile(r"[^\n]")
 _DIGITS = re.compile(r"[0-9]+")
@@ -49,6 +54,7 @@ class RawSpec:
 def parse_spec_text(text: str, source: str) -> RawSpec:
     """Parse the text of one spec file: strip comments, decode, normalise."""
     json_text = _blank_out_comments(text, source)
+    _check_depth(json_text, source)
     # raw_decode reads only the first value (2.8.0's DescribeProducersRequest.json has
     # trailing tokens) but, unlike json.loads, does not skip leading whitespace.
     start = _skip_whitespace(json_text, 0)
@@ -69,12 +75,23 @@ def parse_spec_text(text: str, source: str) -> RawSpec:
             "root-not-object",
             f"the root must be a JSON object, not {_json_kind(data)}",
         )
+    name = data.get("name")
+    short = isinstance(name, str) and len(name) <= MAX_TEXT_CHARS
+    _check_texts(data, source, struct=name if short else None)
     warnings = _trailing_tokens_warnings(json_text, end, source)
+    notes = _leading_notes(text, json_text)
+    if len(notes) > MAX_TEXT_CHARS:
+        raise SpecError(
+            source,
+            "text-size",
+            f"the comments before the first field are {len(notes)} characters, over the cap "
+            f"of {MAX_TEXT_CHARS}",
+        )
     return RawSpec(
         source=source,
         data=_normalise_message(data),
         warnings=warnings,
-        notes=_leading_notes(text, json_text),
+        notes=notes,
     )
 
 
@@ -85,7 +102,7 @@ def load_path(path: Path) -> list[RawSpec]:
     elif path.is_file() and path.suffix.lower() in ARCHIVE_SUFFIXES:
         specs = _load_archive(path)
     elif path.is_file():
-        specs = [_parse_bytes(path.read_bytes(), path.name)]
+        specs = [_parse_bytes(_read_file(path, path.name), path.name)]
     else:
         raise SpecError(str(path), "no-specs", "no such file or folder")
     if not specs:
@@ -108,25 +125,54 @@ def _load_folder(folder: Path) -> list[RawSpec]:
         for file in folder.rglob("*.json")
         if file.is_file()
     }
-    return each(sorted(files), lambda source: _parse_bytes(files[source].read_bytes(), source))
+    return each(
+        sorted(files), lambda source: _parse_bytes(_read_file(files[source], source), source)
+    )
 
 
 def _load_archive(archive: Path) -> list[RawSpec]:
     try:
         with zipfile.ZipFile(archive) as zipped:
             members = sorted(
-                name
-                for name in zipped.namelist()
-                if name.endswith(".json") and not name.endswith("/")
+                (info for info in zipped.infolist() if info.filename.endswith(".json")),
+                key=lambda info: info.filename,
             )
-            return each(
-                members,
-                lambda member: _parse_bytes(zipped.read(member), f"{archive.name}!/{member}"),
-            )
+
+            def parse(info: zipfile.ZipInfo) -> RawSpec:
+                source = f"{archive.name}!/{info.filename}"
+                if info.file_size > MAX_SPEC_BYTES:
+                    raise _too_big(source, f"zip entry of {info.file_size} bytes")
+                with zipped.open(info) as stream:
+                    return _parse_bytes(_read_capped(stream, source, "zip entry"), source)
+
+            return each(members, parse)
     except zipfile.BadZipFile as error:
         raise SpecError(
             archive.name, "bad-archive", f"not a readable zip/jar archive: {error}"
         ) from None
+
+
+def _read_file(path: Path, source: str) -> bytes:
+    size = path.stat().st_size
+    if size > MAX_SPEC_BYTES:
+        raise _too_big(source, f"file of {size} bytes")
+    with path.open("rb") as stream:
+        return _read_capped(stream, source, "file")
+
+
+def _read_capped(stream: IO[bytes], source: str, what: str) -> bytes:
+    """At most the cap, and one byte more to tell that there is more (a file that grew, a
+    zip entry whose header understates it)."""
+    content = stream.read(MAX_SPEC_BYTES + 1)
+    if len(content) > MAX_SPEC_BYTES:
+        raise _too_big(source, f"{what} of more than {MAX_SPEC_BYTES} bytes")
+    return content
+
+
+def _too_big(source: str, what: str) -> SpecError:
+    return SpecError(
+        source, "spec-size", f"{what}, over the cap of {MAX_SPEC_BYTES} bytes per spec file"
+    )
 
 
 def _parse_bytes(content: bytes, source: str) -> RawSpec:
@@ -163,6 +209,56 @@ def _blank_out_comments(text: str, source: str) -> str:
         return _NOT_NEWLINE.sub(" ", found)
 
     return _STRING_OR_COMMENT.sub(blank, text)
+
+
+def _check_depth(json_text: str, source: str) -> None:
+    """Refuse nesting past the cap before the JSON decoder (which recurses) sees it."""
+    depth = 0
+    for match in _STRING_OR_BRACKET.finditer(json_text):
+        token = match.group()
+        if token == "[" or token == "{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                line, column = _line_and_column(json_text, match.start())
+                raise SpecError(
+                    source,
+                    "json-depth",
+                    f"line {line}, column {column}: arrays and objects nested deeper than "
+                    f"the cap of {MAX_JSON_DEPTH} levels",
+                )
+        elif token == "]" or token == "}":
+            depth -= 1
+
+
+def _check_texts(
+    value: Any, source: str, key: str = "", struct: str | None = None, field: str | None = None
+) -> None:
+    """Refuse any string or key past the cap, naming the field or common struct it is in
+    and the key it is under. The nesting is capped already, so this recursion is too."""
+    what = None
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        what = f"{key or 'a string'} is {len(value)} characters"
+    elif isinstance(value, dict):
+        what = next(
+            (f"a key of {len(k)} characters" for k in value if len(k) > MAX_TEXT_CHARS), None
+        )
+    if what is not None:
+        message = f"{what}, over the cap of {MAX_TEXT_CHARS}"
+        raise SpecError(source, "text-size", message, struct=struct, field=field)
+    if isinstance(value, list):
+        for item in value:
+            name = item.get("name") if isinstance(item, dict) else None
+            if not isinstance(name, str) or len(name) > MAX_TEXT_CHARS:
+                name = None  # a name past the cap is reported by the walk into the item
+            if key == "fields":
+                _check_texts(item, source, key, struct, name or field)
+            elif key == "commonStructs":
+                _check_texts(item, source, key, name or struct, None)
+            else:
+                _check_texts(item, source, key, struct, field)
+    elif isinstance(value, dict):
+        for child_key, item in value.items():
+            _check_texts(item, source, child_key, struct, field)
 
 
 def _leading_notes(text: str, json_text: str) -> str:

@@ -189,6 +189,17 @@ class Message:
         return self.valid_versions.empty
 
     @property
+    def flexible_range(self) -> Versions:
+        """The versions that are flexible: ``flexibleVersions`` within ``validVersions``."""
+        return self.flexible_versions.intersect(self.valid_versions)
+
+    @property
+    def flexible_min(self) -> int | None:
+        """The first flexible version, or None when no version is flexible."""
+        flexible = self.flexible_range
+        return None if flexible.empty else flexible.lo
+
+    @property
     def scope(self) -> str:
         """The folder of the spec file (``group-coordinator``), ``""`` for a bare file: api
         keys of records are unique per folder, as Kafka's generators run once per module."""

@@ -1,29 +1,28 @@
 """Building the model: Kafka's generator's rules, applied while each message is built.
 
 Every semantic rule of Kafka's own generator (its MessageDataGenerator's checks) is enforced
-here, so an invalid spec never reaches rendering. Each rejection is a ``SpecError`` naming
-file, struct, field and rule; independent rejections are reported together.
+here (a field's default in ``defaults``, the rules across files in ``message_set``), so an
+invalid spec never reaches rendering. Each rejection is a ``SpecError`` naming file, struct,
+field and rule; independent rejections are reported together.
 """
 
 from __future__ import annotations
 
-import base64
 import keyword
-import re
-import uuid
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
-from .errors import SpecError, each, raise_all
+from .defaults import field_default
+from .errors import SpecError, each
+from .limits import MAX_STRUCT_DEPTH
 from .load import RawSpec
+from .message_set import check_message_set
 from .model import (
-    EMPTY_STRUCT,
     ENTITY_TYPES,
     KEYED_TYPES,
     MESSAGE_TYPES,
     NAME_PATTERN,
     NULLABLE_PRIMITIVES,
     RESERVED_CLASS_NAMES,
-    SCOPED_RECORD_TYPES,
     Field,
     FieldType,
     Message,
@@ -31,7 +30,6 @@ from .model import (
     attribute_name,
 )
 from .versions import NONE, Versions
-from .wiretypes import INT_RANGES, WIRE_TYPES
 
 
 def check_class_names(messages: Sequence[Message]) -> None:
@@ -67,62 +65,6 @@ def build_messages(raws: Sequence[RawSpec]) -> list[Message]:
     return sorted(messages, key=lambda m: (m.name, m.source))
 
 
-def check_message_set(messages: Iterable[Message]) -> None:
-    """Rules that span files: unique names, one request and one response per api key.
-    Every break of them is reported."""
-    errors: list[SpecError] = []
-    by_name: dict[str, Message] = {}
-    by_key: dict[tuple[str, int, str], Message] = {}
-    for message in messages:
-        if message.name in by_name:
-            errors.append(
-                SpecError(
-                    message.source,
-                    "duplicate-message",
-                    f"message {message.name} is also defined in {by_name[message.name].source}",
-                )
-            )
-            continue
-        by_name[message.name] = message
-        if message.api_key is None:
-            continue
-        # Record keys are numbered per module (metadata/, storage/, each coordinator), like
-        # Kafka's record type generators, which run once per module.
-        scope = message.scope if message.type in SCOPED_RECORD_TYPES else ""
-        slot = (message.type, message.api_key, scope)
-        if slot in by_key:
-            errors.append(
-                SpecError(
-                    message.source,
-                    "duplicate-api-key",
-                    f"{message.type} api key {message.api_key} is also used by "
-                    f"{by_key[slot].name} ({by_key[slot].source})",
-                )
-            )
-            continue
-        by_key[slot] = message
-    for (kind, key, scope), message in sorted(by_key.items()):
-        other = PAIRED_TYPES.get(kind)
-        if other and (other, key, scope) not in by_key:
-            errors.append(
-                SpecError(
-                    message.source,
-                    "unpaired-api",
-                    f"api key {key} has a {kind} ({message.name}) but no {other}",
-                )
-            )
-    raise_all(errors)
-
-
-#: Types that come in pairs sharing an api key (a coordinator record is a key and a value).
-PAIRED_TYPES = {
-    "request": "response",
-    "response": "request",
-    "coordinator-key": "coordinator-value",
-    "coordinator-value": "coordinator-key",
-}
-
-
 class MessageBuilder:
     """Turns one raw spec into a ``Message``, applying the per-file rules."""
 
@@ -135,6 +77,8 @@ class MessageBuilder:
         self.built: dict[str, Struct] = {}
         self.order: list[Struct] = []
         self.defined_inline: set[str] = set()
+        self.building: list[str] = []
+        """The structs being built, outermost first: the path to the one being built."""
         self.warnings: list[str] = []
 
     def fail(
@@ -296,7 +240,20 @@ class MessageBuilder:
             raise self.fail(
                 "struct-name", f"struct {name} has the name of its message", struct=name
             )
-        fields = tuple(self.field(spec, name, versions, top_level) for spec in field_specs)
+        if name in self.building:  # only a common struct can come back to itself
+            loop = " -> ".join([*self.building[self.building.index(name) :], name])
+            raise self.fail("struct-cycle", f"contains itself: {loop}", struct=name)
+        if len(self.building) > MAX_STRUCT_DEPTH:  # the message's own fields are level 0
+            raise self.fail(
+                "struct-depth",
+                f"nested {len(self.building)} levels deep, over the cap of {MAX_STRUCT_DEPTH}",
+                struct=name,
+            )
+        self.building.append(name)
+        try:
+            fields = tuple(self.field(spec, name, versions, top_level) for spec in field_specs)
+        finally:
+            self.building.pop()
         self.check_struct(name, fields)
         struct = Struct(name=name, versions=versions, fields=fields, about=about, common=common)
         if not top_level:
@@ -405,7 +362,7 @@ class MessageBuilder:
         struct_model = None
         if ftype.struct_name:
             struct_model = self.child_struct(spec, ftype.struct_name, effective, struct, fail)
-        default = self.default(spec, ftype, declared, nullable, fail)
+        default = field_default(spec, ftype, declared, nullable, fail)
         return Field(
             name=name,
             attr=attribute_name(name),
@@ -505,72 +462,3 @@ class MessageBuilder:
             about=str(spec.get("about", "")),
             common=False,
         )
-
-    def default(
-        self,
-        spec: dict[str, Any],
-        ftype: FieldType,
-        declared: Versions,
-        nullable: Versions,
-        fail: Any,
-    ) -> Any:
-        """The field's default as a Python value, checked like Kafka's ``fieldDefault``."""
-        text = spec.get("default")
-        nullable_everywhere = bool(declared) and declared in nullable
-        if text == "null":
-            if not nullable_everywhere:
-                raise fail(
-                    "null-default",
-                    f"default 'null' needs nullableVersions to cover "
-                    f"every version of the field ({declared}), not {nullable}",
-                )
-            return None
-        kind = ftype.text
-        if text is None or text == "":
-            if ftype.is_array:
-                return []
-            if ftype.is_struct:
-                return EMPTY_STRUCT
-            if kind == "records" and nullable_everywhere:
-                return None
-            return WIRE_TYPES[kind].default
-        if ftype.is_array or ftype.is_struct or kind in ("bytes", "records"):
-            raise fail(
-                "bad-default",
-                f"a {kind} field only takes an empty or 'null' default, " f"not {text!r}",
-            )
-        if kind in INT_RANGES:
-            return self.int_default(text, kind, fail)
-        if kind == "bool":
-            if text.lower() not in ("true", "false"):
-                raise fail("bad-default", f"bool default must be true or false, not {text!r}")
-            return text.lower() == "true"
-        if kind == "float64":
-            try:
-                value = float(text)
-            except ValueError:
-                raise fail("bad-default", f"float64 default {text!r} is not a number") from None
-            return value
-        if kind == "uuid":
-            # Kafka reads these with Java's URL-safe decoder: no '+' or '/'.
-            raw = b""
-            if re.fullmatch(r"[A-Za-z0-9_-]{22}(==)?", text):
-                raw = base64.urlsafe_b64decode(text[:22] + "==")
-            if len(raw) != 16:
-                raise fail("bad-default", f"uuid default {text!r} is not base64 of 16 bytes")
-            return uuid.UUID(bytes=raw)
-        return text  # string
-
-    @staticmethod
-    def int_default(text: str, kind: str, fail: Any) -> int:
-        match = re.fullmatch(r"\s*([+-]?)(0[xX][0-9a-fA-F]+|[0-9]+)\s*", text)
-        if match is None:
-            raise fail("bad-default", f"{kind} default {text!r} is not a number")
-        sign, digits = match.groups()
-        value = int(digits, 16 if digits[:2].lower() == "0x" else 10)
-        if sign == "-":
-            value = -value
-        lo, hi = INT_RANGES[kind]
-        if not lo <= value <= hi:
-            raise fail("bad-default", f"{kind} default {text} is outside {lo}..{hi}")
-        return value

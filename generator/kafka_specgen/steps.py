@@ -1,7 +1,8 @@
 """Steps of a reader and writer: one view type per kind of step, and what builds them.
 
 A plan's regular fields, in wire order, become steps: runs of fixed-size fields (one
-``struct`` call each), bools, strings and bytes, uuids, structs, and four kinds of array.
+``struct`` call each), bools, strings and bytes, uuids, structs, and three kinds of array
+(of fixed-size items; of strings, bytes or uuids; of structs).
 Each kind has its own frozen view with only the facts its code needs; the templates branch
 on ``step`` (a ``Step``), never on a missing attribute. ``StepBuilder`` also records what
 the steps make the module import and define (struct formats, shared empty instances).
@@ -17,7 +18,8 @@ from typing import ClassVar
 from .layout import Call, Code, pystr
 from .model import EMPTY_STRUCT, Field
 from .plan import FieldPlan, MessagePlans, StructPlan
-from .views import (
+from .view_kit import (
+    LENGTH_HELPERS,
     Default,
     Flavour,
     ModuleImports,
@@ -26,7 +28,9 @@ from .views import (
     field_annotation,
     is_nullable_anywhere,
     pylit,
+    reader_name,
     struct_class,
+    writer_name,
 )
 from .wiretypes import ARRAY_MIN_SIZE, WIRE_TYPES
 
@@ -148,6 +152,7 @@ class ArrayStep(StepView):
 
     step = Step.ARRAY
     count_reader: str
+    count_writer: str
     element_reader: str
     element_writer: str
     nullable: bool
@@ -255,8 +260,8 @@ class StepBuilder:
                 self.default_consts.add(empty)
             return StructStep(
                 attr=f.attr,
-                reader=f"_read_{fp.child.function}",
-                writer=f"_write_{fp.child.function}",
+                reader=reader_name(fp.child.function),
+                writer=writer_name(fp.child.function),
                 nullable=fp.nullable,
                 tagged_elsewhere=tagged_elsewhere,
                 empty_const=empty,
@@ -266,17 +271,17 @@ class StepBuilder:
         wire = WIRE_TYPES.get(element.text)
         if wire is not None and wire.fixed:
             return self.fixed_array_step(fp)
-        compact = "compact_" if fp.compact else ""
-        nullable = "nullable_" if fp.nullable else ""
-        counter = self.imports.use("._read", f"read_{compact}{nullable}count")
-        self.imports.use("._write", f"write_{compact}count")
+        count_reader, count_writer = LENGTH_HELPERS["count", fp.compact, fp.nullable]
+        self.imports.use("._read", count_reader)
+        self.imports.use("._write", count_writer)
         if element.is_struct:
             assert fp.child is not None
             return StructArrayStep(
                 attr=f.attr,
-                count_reader=counter,
-                element_reader=f"_read_{fp.child.function}",
-                element_writer=f"_write_{fp.child.function}",
+                count_reader=count_reader,
+                count_writer=count_writer,
+                element_reader=reader_name(fp.child.function),
+                element_writer=writer_name(fp.child.function),
                 nullable=fp.nullable,
                 compact=fp.compact,
                 zero_size_items=self.zero_size(fp.child),
@@ -290,11 +295,13 @@ class StepBuilder:
             element_reader, element_writer = "read_uuid", ""
         else:
             kind = "string" if element.text == "string" else "bytes"
-            element_reader = self.imports.use("._read", f"read_{compact}{kind}")
-            element_writer = self.imports.use("._write", f"write_{compact}{kind}")
+            element_reader, element_writer = LENGTH_HELPERS[kind, fp.compact, False]
+            self.imports.use("._read", element_reader)
+            self.imports.use("._write", element_writer)
         return ArrayStep(
             attr=f.attr,
-            count_reader=counter,
+            count_reader=count_reader,
+            count_writer=count_writer,
             element_reader=element_reader,
             element_writer=element_writer,
             nullable=fp.nullable,
@@ -303,8 +310,7 @@ class StepBuilder:
 
     def string_step(self, fp: FieldPlan) -> StringStep:
         kind = "string" if fp.field.type.text == "string" else "bytes"
-        compact = "compact_" if fp.compact else ""
-        nullable = "nullable_" if fp.nullable else ""
+        reader, writer = LENGTH_HELPERS[kind, fp.compact, fp.nullable]
         if self.flavour is Flavour.MYPYC:
             # Read inline (see the template); the helper takes the rare long lengths.
             self.imports.use("._read", "fail")
@@ -314,8 +320,8 @@ class StepBuilder:
                 )
         return StringStep(
             attr=fp.field.attr,
-            reader=self.imports.use("._read", f"read_{compact}{nullable}{kind}"),
-            writer=self.imports.use("._write", f"write_{compact}{nullable}{kind}"),
+            reader=self.imports.use("._read", reader),
+            writer=self.imports.use("._write", writer),
             nullable=fp.nullable,
             compact=fp.compact,
             kind=kind,
@@ -326,11 +332,11 @@ class StepBuilder:
         element = fp.field.type.element
         assert element is not None
         wire = WIRE_TYPES[element.text]
-        compact = "compact_" if fp.compact else ""
-        nullable = "nullable_" if fp.nullable else ""
+        assert wire.items is not None and wire.packer is not None
+        array_reader, writer = LENGTH_HELPERS["fixed_array", fp.compact, fp.nullable]
         if self.flavour is Flavour.MYPYC:
             # Read item by item with librt (see the template): counts and fail only.
-            reader = self.imports.use("._read", f"read_{compact}{nullable}count")
+            reader = self.imports.use("._read", LENGTH_HELPERS["count", fp.compact, fp.nullable][0])
             self.imports.use("._read", "fail")
             if wire.native_import:
                 self.imports.use("librt.strings", wire.native_import)
@@ -338,14 +344,14 @@ class StepBuilder:
                 self.imports.use("librt.strings", "read_i32_be")
             items = ""
         else:
-            reader = self.imports.use("._read", f"read_{compact}{nullable}fixed_array")
-            items = self.imports.use("._read", str(wire.items))
+            reader = self.imports.use("._read", array_reader)
+            items = self.imports.use("._read", wire.items)
         return FixedArrayStep(
             attr=fp.field.attr,
             reader=reader,
-            writer=self.imports.use("._write", f"write_{compact}fixed_array"),
+            writer=self.imports.use("._write", writer),
             items=items,
-            packer=self.imports.use("._write", f"PACK_{wire.items}"),
+            packer=self.imports.use("._write", wire.packer),
             nullable=fp.nullable,
             compact=fp.compact,
             wire=wire.name,

@@ -9,22 +9,18 @@ from .layout import Call, Code, Kwarg, Tup, flat
 from .model import Field, Message, Struct
 from .plan import FieldPlan, MessagePlans, StructPlan
 from .steps import StepBuilder
-from .views import (
-    ClassView,
+from .view_kit import (
     Default,
-    FieldView,
     Flavour,
-    GuardView,
-    MessageFacts,
-    ModuleView,
-    PlanView,
-    Store,
     absent_is_none,
     default_const,
     field_annotation,
     is_nullable_anywhere,
+    reader_name,
     struct_class,
+    writer_name,
 )
+from .views import ClassView, FieldView, GuardView, MessageFacts, ModuleView, PlanView, Store
 from .wiretypes import WIRE_TYPES
 
 
@@ -93,12 +89,11 @@ class ModuleBuilder(StepBuilder):
         facts = None
         if is_message:
             self.imports.annotate("typing", "ClassVar")
-            flexible_versions = message.flexible_versions.intersect(message.valid_versions)
             facts = MessageFacts(
                 api_key=message.api_key,
                 min_version=message.valid_versions.lo,
                 max_version=message.valid_versions.hi,
-                flexible_min=None if flexible_versions.empty else flexible_versions.lo,
+                flexible_min=message.flexible_min,
                 latest_version_unstable=message.latest_version_unstable,
                 response_class=self.response_class(message),
             )
@@ -205,6 +200,8 @@ class ModuleBuilder(StepBuilder):
         return PlanView(
             const=plan_const(plan),
             function=plan.function,
+            reader=reader_name(plan.function),
+            writer=writer_name(plan.function),
             class_name=message.class_name(plan.struct),
             struct_name=plan.struct.name,
             version_label=plan.version_label,
@@ -281,8 +278,8 @@ def plan_table(message: Message, plan: StructPlan) -> Call:
     """``Plan(cls, reader, writer, ("attr:kind", ...), tagged=..., children=...)``."""
     args: list[object] = [
         Code(message.class_name(plan.struct)),
-        Code(f"_read_{plan.function}"),
-        Code(f"_write_{plan.function}"),
+        Code(reader_name(plan.function)),
+        Code(writer_name(plan.function)),
     ]
     if plan.regular:
         args.append(Tup(tuple(f"{fp.field.attr}:{wire_kind(fp)}" for fp in plan.regular)))

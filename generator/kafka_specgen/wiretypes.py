@@ -40,8 +40,9 @@ class WireType:
     int_range: tuple[int, int] | None = None
     """The value range of an integer type."""
     items: str | None = None
-    """Of a fixed-size type: the runtime's name for an array of it (``_read.INT32S``,
-    ``_write.PACK_INT32S``)."""
+    """Of a fixed-size type: the runtime's reader of an array of it (``_read.INT32S``)."""
+    packer: str | None = None
+    """Of a fixed-size type: the runtime's writer of an array of it (``_write.PACK_INT32S``)."""
     native_read: str | None = None
     """Of a fixed-size type, the mypyc flavour's read of one value at ``{at}`` of ``buf``."""
     native_import: str | None = None
@@ -56,7 +57,15 @@ class WireType:
 
 
 def _int(
-    name: str, code: str, size: int, lo: int, hi: int, spark: str, read: str, librt: str | None
+    name: str,
+    code: str,
+    size: int,
+    lo: int,
+    hi: int,
+    spark: str,
+    arrays: tuple[str, str],
+    read: str,
+    librt: str | None,
 ) -> WireType:
     return WireType(
         name,
@@ -69,7 +78,8 @@ def _int(
         size,
         size,
         int_range=(lo, hi),
-        items=f"{name.upper()}S",
+        items=arrays[0],
+        packer=arrays[1],
         native_read=read,
         native_import=librt,
     )
@@ -80,21 +90,22 @@ WIRE_TYPES: dict[str, WireType] = {
     t.name: t
     for t in (
         WireType("bool", "bool", False, "boolean", "value", "?", 1, 1, 1,
-                 items="BOOLS", native_read="buf[{at}] != 0"),
-        _int("int8", "b", 1, -(2**7), 2**7 - 1, "byte", "(buf[{at}] ^ 0x80) - 0x80", None),
-        _int("int16", "h", 2, -(2**15), 2**15 - 1, "short",
+                 items="BOOLS", packer="PACK_BOOLS", native_read="buf[{at}] != 0"),
+        _int("int8", "b", 1, -(2**7), 2**7 - 1, "byte", ("INT8S", "PACK_INT8S"),
+             "(buf[{at}] ^ 0x80) - 0x80", None),
+        _int("int16", "h", 2, -(2**15), 2**15 - 1, "short", ("INT16S", "PACK_INT16S"),
              "read_i16_be(buf, {at})", "read_i16_be"),
-        _int("int32", "i", 4, -(2**31), 2**31 - 1, "integer",
+        _int("int32", "i", 4, -(2**31), 2**31 - 1, "integer", ("INT32S", "PACK_INT32S"),
              "read_i32_be(buf, {at})", "read_i32_be"),
-        _int("int64", "q", 8, -(2**63), 2**63 - 1, "long",
+        _int("int64", "q", 8, -(2**63), 2**63 - 1, "long", ("INT64S", "PACK_INT64S"),
              "read_i64_be(buf, {at})", "read_i64_be"),
         # librt reads signed: the unsigned value is the low bits
-        _int("uint16", "H", 2, 0, 2**16 - 1, "integer",
+        _int("uint16", "H", 2, 0, 2**16 - 1, "integer", ("UINT16S", "PACK_UINT16S"),
              "int(read_i16_be(buf, {at})) & 0xFFFF", "read_i16_be"),
-        _int("uint32", "I", 4, 0, 2**32 - 1, "long",
+        _int("uint32", "I", 4, 0, 2**32 - 1, "long", ("UINT32S", "PACK_UINT32S"),
              "int(read_i32_be(buf, {at})) & 0xFFFFFFFF", "read_i32_be"),
         WireType("float64", "float", 0.0, "double", "value", "d", 8, 8, 8,
-                 items="FLOAT64S", native_read="read_f64_be(buf, {at})",
+                 items="FLOAT64S", packer="PACK_FLOAT64S", native_read="read_f64_be(buf, {at})",
                  native_import="read_f64_be"),
         # A length (int16 / uvarint) and UTF-8 bytes.
         WireType("string", "str", "", "string", "value", None, 0, 2, 1, nullable=True),

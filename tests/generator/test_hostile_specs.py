@@ -379,3 +379,252 @@ def test_struct_default_other_than_empty_or_null_is_rejected(tmp_path: Path) -> 
     with pytest.raises(SpecError) as info:
         load_messages([specs])
     assert "field Inner" in str(info.value)
+
+
+# --- sizes and depths: every bad spec is one line --------------------------------------
+# Each case is refused through the command line with exactly one line naming the file,
+# what is over and the cap (kafka_specgen.limits), never a traceback or gigabytes.
+
+
+def nested_fields(depth: int) -> dict[str, Any]:
+    """A field holding a struct holding a struct ... ``depth`` levels deep, inline."""
+    inner = field("Leaf")
+    for level in reversed(range(depth)):
+        inner = field(f"Level{level}", f"Level{level}", fields=[inner])
+    return inner
+
+
+def chained_common_structs(depth: int) -> dict[str, Any]:
+    """A message whose field is common struct C0, holding C1, ... C{depth - 1}: nesting
+    that is shallow JSON."""
+    commons = [
+        {"name": f"C{i}", "versions": "0+", "fields": [field("Next", f"C{i + 1}")]}
+        for i in range(depth - 1)
+    ]
+    commons.append({"name": f"C{depth - 1}", "versions": "0+", "fields": [field("Leaf")]})
+    return {**data_spec("ChainData", [field("Top", "C0")]), "commonStructs": commons}
+
+
+def cli_error(specs: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line ``generate`` prints for ``specs`` (it must fail, writing nothing)."""
+    from kafka_specgen.cli import main
+
+    code = main(["generate", "--specs", str(specs), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert not out.exists(), "a refused spec set must write nothing"
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def write_text(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+ONE_MIB = 1024 * 1024
+
+
+def test_inline_structs_150_deep_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = write(tmp_path / "s", [data_spec("DeepData", [nested_fields(150)])])
+    text = (specs / "DeepData.json").read_text()
+    # The bracket that opens level 65 (json.dumps writes no bracket inside these strings).
+    column = [i for i, ch in enumerate(text) if ch in "[{"][64] + 1
+    assert text[:column].count("[") + text[:column].count("{") == 65
+    assert "]" not in text[:column] and "}" not in text[:column]
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        f"kafka-specgen: error: DeepData.json: line 1, column {column}: arrays and objects "
+        "nested deeper than the cap of 64 levels [rule: json-depth]"
+    )
+
+
+def test_very_deep_json_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    specs = write_text(tmp_path / "s", "Deep.json", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        "kafka-specgen: error: Deep.json: line 1, column 70: arrays and objects nested deeper "
+        "than the cap of 64 levels [rule: json-depth]"
+    )
+
+
+def test_brackets_inside_strings_are_not_nesting(tmp_path: Path) -> None:
+    about = "[" * 100 + "{" * 100
+    specs = write(tmp_path, [data_spec("BracketData", [field("A", about=about)])])
+    assert load_messages([specs])[0].root.fields[0].about == about
+
+
+def test_common_structs_chained_past_the_cap_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = write(tmp_path / "s", [chained_common_structs(150)])
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        "kafka-specgen: error: ChainData.json: struct C32: nested 33 levels deep, over the "
+        "cap of 32 [rule: struct-depth]"
+    )
+
+
+def test_structs_nested_to_the_cap_generate_and_round_trip(tmp_path: Path) -> None:
+    specs = write(tmp_path / "s", [chained_common_structs(32)])
+    generate_package([specs], tmp_path / "o", "chain_pkg")
+    import importlib
+
+    module = importlib.import_module("chain_pkg.chain_data")
+    leaf = module.ChainDataC31(leaf=7)
+    obj = leaf
+    for i in reversed(range(31)):
+        obj = getattr(module, f"ChainDataC{i}")(next=obj)
+    message = module.ChainData(top=obj)
+    for version in (0, 1):
+        assert module.ChainData.decode(message.encode(version), version) == message
+
+
+def test_a_common_struct_that_contains_itself_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = {
+        **data_spec("TreeData", [field("Root", "Node")]),
+        "commonStructs": [{"name": "Node", "versions": "0+", "fields": [field("Kids", "[]Node")]}],
+    }
+    specs = write(tmp_path / "s", [spec])
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        "kafka-specgen: error: TreeData.json: struct Node: contains itself: Node -> Node "
+        "[rule: struct-cycle]"
+    )
+
+
+def test_a_50_mb_about_is_refused_by_the_file_size_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import tracemalloc
+
+    about = "x" * (50 * ONE_MIB)
+    specs = write(tmp_path / "s", [data_spec("HugeData", [field("Text", about=about)])])
+    size = (specs / "HugeData.json").stat().st_size
+    del about
+    tracemalloc.start()
+    try:
+        line = cli_error(specs, tmp_path / "out", capsys)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert line == (
+        f"kafka-specgen: error: HugeData.json: file of {size} bytes, over the cap of "
+        f"{ONE_MIB} bytes per spec file [rule: spec-size]"
+    )
+    assert peak < 8 * ONE_MIB, f"refusing it took {peak} bytes"
+
+
+def test_an_about_past_the_text_cap_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inner = field("Inner", "[]Item", fields=[field("Text", "string", about="y" * 16385)])
+    specs = write(tmp_path / "s", [data_spec("LongData", [field("A"), inner])])
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        "kafka-specgen: error: LongData.json: struct LongData, field Text: about is 16385 "
+        "characters, over the cap of 16384 [rule: text-size]"
+    )
+
+
+@pytest.mark.parametrize(
+    "where,expected",
+    [
+        ("default", "struct LongData, field A: default is 16385 characters"),
+        ("name", "struct LongData: name is 16385 characters"),
+        ("key", "struct LongData, field A: a key of 16385 characters"),
+        ("listener", "struct LongData: listeners is 16385 characters"),
+        ("common", "struct Common: about is 16385 characters"),
+    ],
+)
+def test_every_string_and_key_is_held_to_the_text_cap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, expected: str
+) -> None:
+    long = "z" * 16385
+    a = field("A", "string")
+    spec = data_spec("LongData", [a])
+    if where == "default":
+        a["default"] = long
+    elif where == "name":
+        a["name"] = long
+    elif where == "key":
+        a[long] = 1
+    elif where == "listener":
+        spec = {**spec, "listeners": [long]}
+    else:
+        spec["commonStructs"] = [
+            {"name": "Common", "versions": "0+", "about": long, "fields": [field("B")]}
+        ]
+    specs = write_text(tmp_path / "s", "LongData.json", json.dumps(spec))
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        f"kafka-specgen: error: LongData.json: {expected}, over the cap of 16384 "
+        "[rule: text-size]"
+    )
+
+
+def test_leading_comments_past_the_text_cap_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    comments = "".join(f"// {'w' * 97}\n" for _ in range(200))
+    text = comments + json.dumps(data_spec("NotesData", [field("A")]))
+    specs = write_text(tmp_path / "s", "NotesData.json", text)
+    assert cli_error(specs, tmp_path / "out", capsys) == (
+        "kafka-specgen: error: NotesData.json: the comments before the first field are "
+        "19599 characters, over the cap of 16384 [rule: text-size]"
+    )
+
+
+def test_a_zip_entry_past_the_cap_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import zipfile
+
+    archive = tmp_path / "specs.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("message/Ok.json", json.dumps(data_spec("OkData", [field("A")])))
+        zipped.writestr("message/Big.json", " " * (ONE_MIB + 1))
+    assert cli_error(archive, tmp_path / "out", capsys) == (
+        f"kafka-specgen: error: specs.zip!/message/Big.json: zip entry of {ONE_MIB + 1} bytes, "
+        f"over the cap of {ONE_MIB} bytes per spec file [rule: spec-size]"
+    )
+
+
+def test_a_1_gib_zip_entry_is_refused_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry whose header says 1 GiB (its bytes need not exist: nothing is read)."""
+    import struct
+    import zipfile
+
+    archive = tmp_path / "specs.jar"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
+        zipped.writestr("Bomb.json", "{}")
+    data = bytearray(archive.read_bytes())
+    central = data.rindex(b"PK\x01\x02")
+    struct.pack_into("<I", data, central + 24, 1 << 30)  # the uncompressed size
+    archive.write_bytes(bytes(data))
+    assert zipfile.ZipFile(archive).getinfo("Bomb.json").file_size == 1 << 30
+    assert cli_error(archive, tmp_path / "out", capsys) == (
+        f"kafka-specgen: error: specs.jar!/Bomb.json: zip entry of {1 << 30} bytes, over the "
+        f"cap of {ONE_MIB} bytes per spec file [rule: spec-size]"
+    )
+
+
+@pytest.mark.parametrize("char", sorted("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"))
+def test_docstrings_escape_every_line_break_python_knows(tmp_path: Path, char: str) -> None:
+    """``str.splitlines`` ends lines at these; in a docstring each is escaped (U+2028 once
+    became the text " 28"), so the code's lines are the text's lines."""
+    about = f"before{char}after"
+    specs = write(tmp_path / "s", [data_spec("BreakData", [field("Text", "string", about=about)])])
+    generate_package([specs], tmp_path / "o", f"break_pkg_{ord(char):x}")
+    source = (tmp_path / "o" / f"break_pkg_{ord(char):x}" / "break_data.py").read_text()
+    assert source.splitlines() == source.split("\n")[:-1]
+    escaped = f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    assert f"before{escaped}after" in source
+    texts = {
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert any(text.startswith(about) for text in texts), "the docstring holds the character"

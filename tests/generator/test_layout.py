@@ -27,7 +27,7 @@ from kafka_specgen.layout import (
     targets,
 )
 from kafka_specgen.library import generate_files
-from kafka_specgen.views import Flavour
+from kafka_specgen.view_kit import Flavour
 from tests.support import genpkg
 
 ROOT = Path(__file__).resolve().parents[2]

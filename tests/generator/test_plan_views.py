@@ -13,7 +13,7 @@ from kafka_specgen.library import load_specs
 from kafka_specgen.plan import MessagePlans, plan_message
 from kafka_specgen.steps import FixedRunStep, Step, StringStep, StructArrayStep
 from kafka_specgen.view_builder import ModuleBuilder
-from kafka_specgen.views import Flavour
+from kafka_specgen.view_kit import Flavour
 
 SPEC = {
     "apiKey": 1000,

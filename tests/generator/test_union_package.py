@@ -51,7 +51,7 @@ RANDOM_PER_RELEASE = 60
 def union(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     out_dir = tmp_path_factory.mktemp("union")
     raws = unionpkg.union_raws()
-    root = unionpkg.import_package(unionpkg.package_from(raws), out_dir, PACKAGE)
+    root = unionpkg.import_package(unionpkg.package_from(raws, PACKAGE), out_dir, PACKAGE)
     messages = unionpkg.messages_of(raws)
     live = [m for m in messages if not m.removed]
     return Corpus("union", PACKAGE, out_dir, root, live, [m for m in messages if m.removed])
@@ -173,7 +173,7 @@ def release_packages(tmp_path_factory: pytest.TempPathFactory) -> list[ReleasePa
     for release, raws in unionpkg.release_sets():
         package = "release_" + re.sub(r"\W", "_", release)
         selection = Selection(apis=CROSS_CHECKED)
-        unionpkg.import_package(unionpkg.package_from(raws, selection), out_dir, package)
+        unionpkg.import_package(unionpkg.package_from(raws, package, selection), out_dir, package)
         messages = selection.apply(unionpkg.messages_of(raws))
         kept = [m for m in messages if not m.removed and m.type in ("request", "response")]
         result.append(ReleasePackage(release, package, kept))

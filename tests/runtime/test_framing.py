@@ -116,15 +116,6 @@ def test_size_prefix_round_trip_and_checks() -> None:
         framing.strip_size_prefix(b"\x00\x00")
 
 
-def test_split_frames_keeps_incomplete_tail() -> None:
-    stream = framing.add_size_prefix(b"ab") + framing.add_size_prefix(b"cde")
-    frames, used = framing.split_frames(stream + b"\x00\x00\x00\x09xy")
-    assert frames == [b"ab", b"cde"]
-    assert used == len(stream)
-    with pytest.raises(DecodeError, match="outside"):
-        framing.split_frames(b"\x7f\xff\xff\xff", max_frame_size=1000)
-
-
 def test_trailing_bytes_after_body_are_an_error() -> None:
     with pytest.raises(DecodeError, match="1 trailing bytes") as info:
         framing.decode_request(METADATA_REQUEST_V0 + b"\x00")

@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from kafka_messages import _diagnose, _read, _write
+from kafka_specgen.view_kit import LENGTH_HELPERS
 from kafka_specgen.wiretypes import INT_RANGES, WIRE_TYPES
 
 FIXED = [name for name, t in WIRE_TYPES.items() if t.fixed]
@@ -27,13 +28,26 @@ def test_fixed_types_read_and_pack_with_the_tables_struct_code(name: str) -> Non
     wire = WIRE_TYPES[name]
     assert wire.struct_code is not None
     assert struct.calcsize(">" + wire.struct_code) == wire.size == wire.classic_min
-    reader = getattr(_read, name.upper() + "S")
-    packer = getattr(_write, "PACK_" + name.upper() + "S")
+    assert wire.items is not None and wire.packer is not None
+    reader = getattr(_read, wire.items)
+    packer = getattr(_write, wire.packer)
     assert (reader.code, reader.size) == (wire.struct_code, wire.size)
     assert packer.code == wire.struct_code
     value = wire.default if wire.int_range is None else wire.int_range[0]
     data = packer.pack((value, value))
     assert reader.read(data, 0, 2) == ((value, value), 2 * wire.size)
+
+
+@pytest.mark.parametrize("key", sorted(LENGTH_HELPERS), ids=lambda k: "-".join(map(str, k)))
+def test_every_helper_the_generator_names_is_in_the_runtime(key: tuple[str, bool, bool]) -> None:
+    """The generated readers and writers call these by name: a missing one would only show
+    when a module using it is imported."""
+    what, compact, nullable = key
+    reader, writer = LENGTH_HELPERS[key]
+    assert callable(getattr(_read, reader)) and callable(getattr(_write, writer))
+    assert ("compact_" in reader) == compact == ("compact_" in writer)
+    assert ("nullable_" in reader) == nullable
+    assert reader.endswith(what) and writer.endswith(what)
 
 
 def test_python_types_and_defaults_match() -> None:

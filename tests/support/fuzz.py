@@ -312,6 +312,12 @@ def bomb_allocations(seed: Seed) -> Iterator[tuple[str, int, int]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from tests.support.genpkg import stale_generated
+
+    stale = stale_generated()  # the seeds come from the committed package
+    if stale is not None:
+        print(stale, file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1, help="random seed of the campaign")

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from kafka_specgen import history
 from kafka_specgen.library import BUNDLED_FACTS, generate_files, load_specs
-from kafka_specgen.format import cache_dir, write_package
+from kafka_specgen.format import cache_dir, compare_package, write_package
 from kafka_specgen.model import Message
 from kafka_specgen.release_names import Release
 
@@ -91,6 +91,20 @@ def generated_release_names() -> list[str]:
         sys.path.remove(str(GENERATED))
 
 
+def stale_generated(package_dir: Path = GENERATED / "kafka_messages") -> str | None:
+    """One line saying how the committed package differs from a fresh generation from
+    ``specs/`` (generated in memory, ~0.5 s), or None when it is fresh."""
+    differences = compare_package(generate_files([SPECS], warn=False), package_dir)
+    if not differences:
+        return None
+    more = f" and {len(differences) - 1} more" if len(differences) > 1 else ""
+    shown = package_dir.relative_to(ROOT) if package_dir.is_relative_to(ROOT) else package_dir
+    return (
+        f"{shown} is stale ({differences[0]}{more}, against a fresh generation from "
+        "specs/): run `make generate`"
+    )
+
+
 def load_messages(spec_paths: Sequence[Path]) -> list[Message]:
     return load_specs(spec_paths, warn=False)[0]
 
@@ -103,7 +117,7 @@ def generate_package(
     facts: Path | str | None = BUNDLED_FACTS,
 ) -> ModuleType:
     """Generate ``package`` into ``out_dir`` and import it (a fresh import every time)."""
-    files = generate_files(spec_paths, warn=False, facts=facts)
+    files = generate_files(spec_paths, warn=False, facts=facts, package=package)
     write_package(files, out_dir / package)
     for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
         del sys.modules[name]

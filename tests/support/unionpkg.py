@@ -19,7 +19,12 @@ from kafka_specgen import history
 from kafka_specgen.errors import each
 from kafka_specgen.facts import build_facts, split_raws
 from kafka_specgen.format import write_package
-from kafka_specgen.library import bundled_specs, package_files
+from kafka_specgen.catalog import build_catalog
+from kafka_specgen.format import format_files
+from kafka_specgen.library import bundled_specs
+from kafka_specgen.package_views import build_views
+from kafka_specgen.render import render_package
+from kafka_specgen.view_kit import Flavour
 from kafka_specgen.load import RawSpec, load_paths
 from kafka_specgen.model import Message
 from kafka_specgen.model_builder import build_messages
@@ -50,11 +55,13 @@ def messages_of(raws: Sequence[RawSpec]) -> list[Message]:
 
 
 def package_from(
-    raws: Sequence[RawSpec], selection: Selection = Selection()
+    raws: Sequence[RawSpec], package: str, selection: Selection = Selection()
 ) -> list[GeneratedFile]:
-    """catalog -> render -> format on raw specs, with the bundled facts tables."""
+    """catalog -> views -> render -> format on raw specs, with the bundled facts tables: the
+    files of ``package``."""
     facts = build_facts(split_raws(load_paths([bundled_specs() / "facts"]))[1])
-    return package_files(selection.apply(messages_of(raws)), facts)
+    catalog = build_catalog(selection.apply(messages_of(raws)), facts)
+    return format_files(render_package(build_views(catalog, Flavour.PURE, package)))
 
 
 def import_package(files: list[GeneratedFile], out_dir: Path, package: str) -> ModuleType:
@@ -69,4 +76,4 @@ def import_package(files: list[GeneratedFile], out_dir: Path, package: str) -> M
 
 
 if __name__ == "__main__":
-    write_package(package_from(union_raws()), Path(sys.argv[1]) / "kafka_union")
+    write_package(package_from(union_raws(), "kafka_union"), Path(sys.argv[1]) / "kafka_union")

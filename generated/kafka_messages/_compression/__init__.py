@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The record-batch codecs, one module each: ``gzip`` from the standard library; ``snappy``,
 ``lz4`` and ``zstd`` from optional packages, found on first use (``cramjam`` covers all three;
 else ``python-snappy``, ``lz4``, and ``compression.zstd`` or ``zstandard``). Here: which

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """What the codec modules share: the codec numbers, the error, the shape of a backend, and
 how an optional package is looked for."""
 

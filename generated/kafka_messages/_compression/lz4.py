@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """lz4: the LZ4 frame format, one frame or several; for magic 0 the header checksum is
 not checked, because Kafka's old writer computed it over the wrong bytes (and ``compress``
 with ``broken_checksum`` writes it that way, for old brokers). The block and frame

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """snappy: a raw block (librdkafka) or xerial framing (the Java client, kafka-python,
 aiokafka), whose version fields are not checked (some writers get them wrong). The raw
 primitives come from ``cramjam`` or ``python-snappy``."""

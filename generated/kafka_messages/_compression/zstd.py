@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """zstd: one frame or several, with or without a content size (librdkafka omits it). The
 primitives come from the standard library's ``compression.zstd`` (Python 3.14+),
 ``cramjam`` or ``zstandard``."""

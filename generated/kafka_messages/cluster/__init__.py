@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Helpers for a client of a whole cluster, and for Kafka 4.1+.
 
 - ``ClusterMetadata``: a Metadata response as lookups: topic name <-> id (Produce v13 and

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """``ClusterMetadata``: what a Metadata response says about a cluster, as lookups.
 
 Topic names and ids (Kafka 4.1+ names topics by id in Produce v13 and Fetch v13+), the

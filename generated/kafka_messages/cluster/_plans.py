@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """What the cluster helpers do, without I/O: each job is a generator that yields ``Ask``
 (requests for nodes) and gets the answers back, so the blocking ``Cluster`` and the asyncio
 ``AsyncCluster`` run the same code. Requests are built per version where the shape

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Reading responses per partition: errors with their ``ErrorCode``, and the records of a
 Fetch answer. Field names differ between spec releases (``partition_responses`` or
 ``partitions``, ``topic`` or ``name``, ``records`` or ``record_set``): both are read."""

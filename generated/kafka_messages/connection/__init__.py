@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """A Kafka connection without I/O: bytes and time in, events out (h11 and aioquic style).
 
 The caller owns the socket and the clock; this module owns the protocol::

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """``ClientConnection``: the client side of a Kafka connection, without I/O.
 
 It composes two objects: the ``Handshake`` (ApiVersions, SASL, the KIP-368 re-login) and

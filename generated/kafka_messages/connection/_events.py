@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The events a connection returns, and the request protocols."""
 
 from __future__ import annotations

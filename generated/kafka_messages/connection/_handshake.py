@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """``Handshake``: the opening of a Kafka connection as an object of its own.
 
 wsproto keeps its opening handshake apart from the connection the same way. Here it is the

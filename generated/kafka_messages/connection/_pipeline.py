@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """``Pipeline``: the requests of one connection between ``send`` and their answers.
 
 Correlation ids, the queue, the in-flight table and its limit, KIP-219's throttle, and every

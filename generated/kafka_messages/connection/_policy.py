@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Protocol facts a connection applies: api keys, the version policy, KIP-219's throttle
 versions, and the release guess."""
 

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Magic-2 record batches (Kafka 0.11 and later): ``RecordBatch`` and its records' reader."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Writing batches: ``build_batch`` (magic 2) and ``build_legacy`` (magic 0/1), laid out
 as Kafka's own writers lay them out."""
 

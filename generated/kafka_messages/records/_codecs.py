@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """The codecs as record batches use them: your own (``register_codec``) before the
 built-in ones (``_compression``), and every decompression failure as a
 ``CorruptRecordError``."""

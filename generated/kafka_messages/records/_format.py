@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """What the parts of ``records`` share: the public enums, ``Record`` and the error, the
 wire layout's sizes, structs and attribute bits, and the magic-2 varints and headers (read
 and written)."""

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """Magic 0 and 1 message sets (Kafka before 0.11): ``LegacyBatch``, one top-level message."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """SASL/OAUTHBEARER (RFC 7628) as Kafka runs it (KIP-255), with SASL extensions (KIP-342).
 
 The client's one message is RFC 7628's initial response::

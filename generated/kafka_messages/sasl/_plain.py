@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """SASL/PLAIN (RFC 4616): the user name and password in clear (use it over TLS only)."""
 
 from __future__ import annotations

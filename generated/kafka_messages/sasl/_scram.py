@@ -1,4 +1,4 @@
-# kafka-specgen 0.2.0 runtime, copied verbatim into every generated package — do not edit
+# kafka-specgen 0.2.0 runtime, copied verbatim into package kafka_messages — do not edit
 """SCRAM-SHA-256/512 (RFC 5802, RFC 7677), as Kafka runs it.
 
 Like Kafka's own client, SCRAM sends names and passwords as UTF-8 without SASLprep

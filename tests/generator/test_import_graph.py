@@ -1,0 +1,65 @@
+"""The tool's imports run one way: no cycle, package ``__init__``s included.
+
+``python -m tests.support.import_graph`` prints the picture (floors, any cycle, imports
+inside functions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.import_graph import TOOL, back_up, cycles, floors, imports
+
+#: Side tools another change rewrites; their cycles are the last ones in the tool.
+REWRITTEN = ("kafka_specgen.fake_broker", "kafka_specgen.pipeline.tables")
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root / "pkg"
+
+
+def test_the_checker_finds_cycles_of_every_kind(tmp_path: Path) -> None:
+    package = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            # a pair, one side only for type checkers
+            "pkg/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n",
+            "pkg/b.py": "from . import a\n",
+            # a package __init__ and its submodule, one side inside a function
+            "pkg/sub/__init__.py": "def f():\n    from .leaf import g\n",
+            "pkg/sub/leaf.py": "from . import f\n",
+            # no cycle: a submodule imported by name from its package
+            "pkg/c.py": "from .sub import leaf\nimport pkg.a\n",
+        },
+    )
+    found = imports(package)
+    assert cycles(found) == [["pkg.a", "pkg.b"], ["pkg.sub", "pkg.sub.leaf"]]
+    assert {(i.importer, i.imported) for i in back_up(found)} == {
+        ("pkg.a", "pkg.b"),
+        ("pkg.b", "pkg.a"),
+        ("pkg.sub", "pkg.sub.leaf"),
+        ("pkg.sub.leaf", "pkg.sub"),
+    }
+    assert floors(found)["pkg.c"] > floors(found)["pkg.sub.leaf"]
+
+
+def test_the_generator_core_has_no_import_cycle() -> None:
+    found = [i for i in imports(TOOL) if not i.importer.startswith(REWRITTEN)]
+    assert cycles(found) == []
+    assert back_up(found) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="fake_broker/__init__ <-> fake_broker.command and pipeline/tables/__init__ <-> its "
+    "tables: in code being rewritten elsewhere (drop this mark when they land)",
+)
+def test_the_whole_tool_has_no_import_cycle() -> None:
+    assert cycles(imports(TOOL)) == []
