@@ -52,7 +52,10 @@ pytestmark = pytest.mark.skipif(not (CORPORA / "4.3.1").is_dir(), reason="no Kaf
 @pytest.fixture(scope="module")
 def app_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("app")
-    write_package(generate_files([CORPORA / "4.3.1" / "message"], warn=False), out / "kafka_app")
+    write_package(
+        generate_files([CORPORA / "4.3.1" / "message"], warn=False, package="kafka_app"),
+        out / "kafka_app",
+    )
     return out
 
 
