@@ -57,9 +57,10 @@ def resolve(name: str, kraft: bool = False) -> tuple[BrokerRelease, SpecSet]:
     except ReleaseTableError as exc:
         raise UnknownRelease(str(exc)) from None
     oldest = history.releases()[0]
-    if Release.parse(name) < oldest:
-        return broker, SpecSet.of_release(str(oldest))
-    return broker, SpecSet.of_release(name)
+    try:
+        return broker, SpecSet.of_release(str(oldest) if Release.parse(name) < oldest else name)
+    except history.HistoryError as exc:
+        raise UnknownRelease(str(exc)) from None
 
 
 def describe(broker: BrokerRelease, asked: str, specs: SpecSet) -> str:
