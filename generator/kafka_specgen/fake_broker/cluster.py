@@ -52,6 +52,10 @@ class FakeCluster:
 
     Keyword arguments beyond the documented ones are limits (``Limits``' fields, at
     Kafka's defaults): ``message_max_bytes=``, ``fetch_max_bytes=``, ...
+
+    What it emulates: ``release`` (the table's row, ``3.9.0``), ``kind`` (``zookeeper``,
+    ``kraft``), ``broker`` (the row), ``description`` (one line); ``versions`` (api key ->
+    the range advertised) and ``accepted`` (what is answered).
     """
 
     def __init__(
@@ -105,17 +109,16 @@ class FakeCluster:
                 f"the spec set lacks {', '.join(lacking) or 'the request and response headers'}"
                 ": a fake broker needs Kafka's whole spec set"
             )
+        # What it emulates: the row's release (3.9.0, 0.10.2.0) and kind, and one line
+        # naming them with the data used; versions: api key -> (min, max) advertised;
+        # accepted: what is answered (4.x refuses Produce v0-2; before 0.10 nothing is
+        # advertised); missing_versions: what a user's spec set lacks of the release's.
         self.release: str | None = None if self.broker is None else self.broker.name
-        """The emulated row's release (``3.9.0``, ``0.10.2.0``), None without a release."""
         self.kind: str | None = None if self.broker is None else self.broker.kind
-        """``zookeeper`` or ``kraft``, None without a release."""
-        self.description = (
-            "every version of the specs"
-            if self.broker is None or release is None
-            else describe(self.broker, release, data or SpecSet("a package", (package.path,)))
-        )
-        """What the cluster speaks, one line: ``Kafka 3.9.0 (ZooKeeper broker, its own spec
-        data)``."""
+        self.description = "every version of the specs"
+        if self.broker is not None and release is not None:
+            used = data or SpecSet(f"package {package.name}", (package.path,))
+            self.description = describe(self.broker, release, used)
         emulation: Emulation | None = None
         if self.broker is None:
             self.versions = advertised(registry.API_KEYS, None)
@@ -131,9 +134,6 @@ class FakeCluster:
                 self.missing_versions = {}
             self.versions = emulation.advertised
             self.accepted = emulation.accepted
-        """``versions``: api key -> (min, max) the brokers advertise; ``accepted``: what they
-        answer (Produce v0-2 is advertised by 4.x and refused; before 0.10 nothing is
-        advertised); ``missing_versions``: what a user's spec set lacks of the release's."""
         self.routes = Routes(serving({**self.accepted, **self.versions}), self.versions)
         self._record_file: TextIO | None = None
         sockets = _listen_all(host, port, brokers)

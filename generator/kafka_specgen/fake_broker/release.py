@@ -110,9 +110,7 @@ class Emulation:
 
     def __post_init__(self) -> None:
         self.advertised = self.broker.advertised(self.telemetry, self.unstable)
-        self.accepted = dict(self.broker.accepts(self.unstable))
-        if not self.broker.advertised():  # before 0.10: what the broker handles
-            self.accepted = dict(self.broker.accepted)
+        self.accepted = self.broker.accepts(self.unstable)  # before 0.10: what it handles
         features = self.broker.features
         self.finalized = dict(features.finalized) if features is not None else {}
 
