@@ -305,3 +305,20 @@ def test_librdkafka_api_version_request_against_old_brokers() -> None:
         assert sent and "Sent MetadataRequest (v0" in sent[0]
         assert not any("ApiVersionRequest" in line for line in sent)
         assert c.failures == []
+
+
+def test_broker_versions_says_why_a_broker_before_0_10_gives_no_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from kafka_specgen.cli import main
+
+    expected = {
+        "0.8.2": "closed the connection during ApiVersions: it may predate Kafka 0.10",
+        "0.9": "no reply within 1 s (no response in time to ApiVersions",
+    }
+    for name, reason in expected.items():
+        with FakeCluster(release=name) as c:
+            code = main(["broker-versions", "--bootstrap-server", c.bootstrap, "--timeout", "1"])
+        err = capsys.readouterr().err
+        assert code == 1 and reason in err and err.count("\n") == 1, err
+    assert "a Kafka 0.9 broker never answers it" in err
