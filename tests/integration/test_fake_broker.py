@@ -275,6 +275,28 @@ def test_kip97_plan_for_our_client(row: BrokerRelease) -> None:
         assert c.failures == []
 
 
+@pytest.mark.parametrize(
+    "row", [row for row in releases() if row.api_versions != "answered"], ids=row_id
+)
+def test_kip97_plan_before_kip35(row: BrokerRelease) -> None:
+    """Brokers before 0.10 have no ApiVersions: our client's handshake fails, at once
+    against 0.8 (the connection is closed), after its request timeout against 0.9."""
+    ours = generated_package(SpecSet.of_release("4.3"))
+    connection = ours.module("connection")
+    with emulating(row) as c:
+        host, port = c.bootstrap.rsplit(":", 1)
+        conn = connection.ClientConnection(client_id="kip97", policy={}, request_timeout=0.5)
+        with pytest.raises(connection.ConnectionFailedError) as failed:
+            ours.module("client").Client.connect(host, int(port), conn)
+        cause = failed.value.event.cause
+        closes = row.api_versions == "closes"
+        assert (
+            cause
+            is connection.FailureCause["CLOSED_DURING_API_VERSIONS" if closes else "TIMED_OUT"]
+        )
+        assert c.failures == []
+
+
 @pytest.mark.parametrize("row", ANSWERING, ids=row_id)
 def test_broker_versions_names_the_fake_release(
     row: BrokerRelease, capsys: pytest.CaptureFixture[str]

@@ -167,6 +167,21 @@ def test_4x_closes_the_connection_on_the_produce_versions_it_refuses(name: str) 
             assert c.failures == []
 
 
+def test_patch_releases_pick_their_row_and_data() -> None:
+    """4.0.0 advertised JoinGroup from v2; 4.0.1 put v0-v1 back; 4.0.2 is the 4.0.1 row,
+    served with its own 4.0.2 data; 3.9.1 is the 3.9.0 row with 3.9.0's data."""
+    with FakeCluster(release="4.0.0") as first, FakeCluster(release="4.0.2") as later:
+        assert (first.release, first.versions[11]) == ("4.0.0", (2, 9))
+        assert (later.release, later.versions[11]) == ("4.0.1", (0, 9))
+        assert later.description == (
+            "Kafka 4.0.2 (KRaft broker, the release table's 4.0.1 row, its own spec data)"
+        )
+    with FakeCluster(release="3.9.1", kraft=True) as patched:
+        assert patched.description == (
+            "Kafka 3.9.1 (KRaft broker, the release table's 3.9.0 row, spec data of 3.9.0)"
+        )
+
+
 def test_telemetry_and_unstable_versions_are_options() -> None:
     kraft = release("3.9", kraft=True)
     with emulating(kraft) as plain, emulating(kraft, telemetry=True) as told:
