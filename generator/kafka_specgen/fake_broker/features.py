@@ -171,6 +171,8 @@ def kraft(
         emulated.set_levels(levels)
     if all_or_nothing and call.version >= 2:
         results = {}  # v2 answers carry no per-feature results
+    elif not all_or_nothing:
+        results = dict(sorted(results.items()))  # 3.x: the controller's TreeMap
     return respond(call, ACCEPTED, results)
 
 

@@ -187,12 +187,15 @@ class Emulation:
 
     def set_levels(self, levels: dict[str, int]) -> None:
         """Finalize ``levels`` (an accepted UpdateFeatures): one metadata record per changed
-        feature (KRaft), one more version of the /feature znode (ZooKeeper)."""
-        changed = {
-            name: level for name, level in levels.items() if self.finalized.get(name, 0) != level
-        }
+        feature (KRaft), one more version of the /feature znode (ZooKeeper). Level 0 is no
+        finalized level: the feature is dropped (so only supported features are kept)."""
+        changed = {n: lvl for n, lvl in levels.items() if self.finalized.get(n, 0) != lvl}
         if not changed:
             return
-        self.finalized.update(changed)
+        for name, level in changed.items():
+            if level > 0:
+                self.finalized[name] = level
+            else:
+                self.finalized.pop(name, None)
         self.records += len(changed)
         self.updates += 1
