@@ -337,3 +337,19 @@ def test_broker_versions_says_why_a_broker_before_0_10_gives_no_versions(
         err = capsys.readouterr().err
         assert code == 1 and reason in err and err.count("\n") == 1, err
     assert "a Kafka 0.9 broker never answers it" in err
+
+
+def test_a_0_9_broker_closes_a_connection_that_piles_up_unanswered_requests() -> None:
+    """Each dropped request leaves a record on its connection: past 1,024 the connection is
+    closed, as any other peer that abuses the broker."""
+    with FakeCluster(release="0.9") as c:
+        raw = Raw(c.bootstrap, generated_package(OLD))
+        try:
+            for _ in range(1024):
+                raw.send(18, 0)
+            assert raw.receive(0.5) is None and len(c.connections()) == 1
+            raw.send(18, 0)
+            assert raw.receive() == Raw.CLOSED
+        finally:
+            raw.close()
+        assert c.failures == []
