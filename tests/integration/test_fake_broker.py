@@ -1,9 +1,10 @@
 """The fake broker against real clients, and KIP-97's test plan for our own connection.
 
-Releases up to 3.8 are emulated with the trunk-2024-10 specs (they still have every old
-version); 4.x releases with 4.3.1's. Clients: librdkafka (confluent-kafka), kafka-python
-and aiokafka, each producing with every codec, consuming in a group, committing and
-resuming from the committed offsets.
+Each release is served with its own bundled spec data, as ``FakeCluster(release=...)``
+does without a spec folder. Clients: librdkafka (confluent-kafka), kafka-python and
+aiokafka, each producing with every codec, consuming in a group, committing and resuming
+from the committed offsets. Our own ``ClientConnection`` runs KIP-97's plan against every
+row of the release table.
 """
 
 from __future__ import annotations
@@ -23,35 +24,36 @@ from typing import Any
 
 import pytest
 
+from kafka_specgen.broker_releases import BrokerRelease, releases
 from kafka_specgen.cli import main
 from kafka_specgen.fake_broker import DISCONNECT, Call, FakeBrokerError, FakeCluster
-from kafka_specgen.library import generated_package
+from kafka_specgen.library import SpecSet, generated_package
 from kafka_specgen.pipeline import frames
+from kafka_specgen.release_names import Release
 from tests.support import fake_clients
 from tests.support.genpkg import CORPORA
 
-TRUNK = CORPORA / "trunk-2024-10"
 NEWEST = CORPORA / "4.3.1"
+#: Every row of the release table that answers ApiVersions (0.10 on, both kinds).
+ANSWERING = [row for row in releases() if row.api_versions == "answered"]
 
 
-def specs_for(release: str) -> Path:
-    return NEWEST if release.startswith("4.") else TRUNK
+def row_id(row: BrokerRelease) -> str:
+    return row.label.replace(" (KRaft)", "-kraft")
 
 
-def table() -> dict[str, dict[int, tuple[int, int]]]:
-    releases: dict[str, dict[int, tuple[int, int]]] = (
-        generated_package([NEWEST]).module("releases").BROKER_RELEASES
-    )
-    return releases
+def emulating(row: BrokerRelease, **options: Any) -> FakeCluster:
+    """A cluster emulating ``row``, served with its release's own bundled data."""
+    return FakeCluster(release=row.name, kraft=row.kind == "kraft", **options)
 
 
 # --- real clients -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("release", ["2.4", "3.0", "4.3"])
+@pytest.mark.parametrize("release", ["2.4", "2.8", "3.0", "3.9", "4.0.0", "4.3"])
 @pytest.mark.parametrize("client", sorted(fake_clients.CLIENTS))
 def test_real_clients_produce_consume_commit_and_resume(client: str, release: str) -> None:
-    with FakeCluster(specs_for(release), release=release, brokers=2, topics={"t": 3}) as c:
+    with FakeCluster(release=release, brokers=2, topics={"t": 3}) as c:
         before, after = fake_clients.CLIENTS[client](c.bootstrap, "t")
         first, more = fake_clients.produced("t")
         assert sorted(before) == sorted(first)  # every codec, across 3 partitions
@@ -66,7 +68,7 @@ def test_real_clients_produce_consume_commit_and_resume(client: str, release: st
 def test_transactions_with_read_committed(release: str) -> None:
     from confluent_kafka import Consumer, Producer
 
-    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+    with FakeCluster(release=release, topics={"t": 2}) as c:
         producer = Producer(
             {"bootstrap.servers": c.bootstrap, "transactional.id": "tx", "log_level": 0}
         )
@@ -119,7 +121,7 @@ def test_kafka_python_transactions_with_read_committed(release: str) -> None:
     its read_committed consumer gets exactly the committed values."""
     from kafka import KafkaConsumer, KafkaProducer
 
-    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+    with FakeCluster(release=release, topics={"t": 2}) as c:
         producer = KafkaProducer(
             bootstrap_servers=c.bootstrap,
             transactional_id="tx",
@@ -219,7 +221,7 @@ def test_aiokafka_transactions_with_read_committed(release: str) -> None:
             await asyncio.wait_for(consumer.stop(), 5)
         return got
 
-    with FakeCluster(specs_for(release), release=release, topics={"t": 2}) as c:
+    with FakeCluster(release=release, topics={"t": 2}) as c:
         asyncio.run(transact(c.bootstrap))
         got = asyncio.run(consume(c.bootstrap))
         assert sorted(got) == [f"committed-{i}".encode() for i in range(5)]
@@ -232,33 +234,30 @@ def test_aiokafka_transactions_with_read_committed(release: str) -> None:
 # --- KIP-97 for our own connection --------------------------------------------------------
 
 
-#: The fake broker caps a release's ranges at its spec set's: 4.x specs start Produce at v3,
-#: so it cannot advertise Produce v0-2 as real 4.x brokers do (KAFKA-18659), and the guess
-#: is not exact until it serves the release table's ranges itself (issue 25, item 5).
-CAPPED = pytest.mark.xfail(strict=True, reason="the fake broker cannot advertise Produce v0-2")
-
-
-@pytest.mark.parametrize(
-    "release",
-    [pytest.param(r, marks=CAPPED) if r.startswith("4.") else r for r in table()],
-)
-def test_kip97_plan_for_our_client(release: str) -> None:
+@pytest.mark.parametrize("row", ANSWERING, ids=row_id)
+def test_kip97_plan_for_our_client(row: BrokerRelease) -> None:
     """Against each release: the newest common version of every API, the obsolete-broker
-    error locally for what the release lacks, and the KIP-511 downgrade of ApiVersions."""
-    ours = generated_package([NEWEST])
+    error locally for what the release lacks, the KIP-511 downgrade of ApiVersions, and the
+    release guessed exactly."""
+    ours = generated_package(SpecSet.of_release("4.3"))
     client_module, connection = ours.module("client"), ours.module("connection")
     registry = ours.module("registry")
-    wanted = table()[release]
-    with FakeCluster(specs_for(release), release=release) as c:
+    wanted = row.advertised()
+    with emulating(row) as c:
+        assert c.versions == wanted
         host, port = c.bootstrap.rsplit(":", 1)
         conn = connection.ClientConnection(client_id="kip97", policy={})
         with client_module.Client.connect(host, int(port), conn) as client:
             ready = client.ready
-            assert str(ready.release_guess) == release
+            assert str(ready.release_guess) == row.label
+            assert ready.versions == wanted
             ours_max = registry.API_KEYS[18].max_version
             if wanted[18][1] < ours_max:
+                # KIP-511: from 2.4 the refusal names the broker's newest ApiVersions; before,
+                # it lists nothing and the client falls back to v0
                 assert ready.api_versions_refused == (ours_max,)
-                assert ready.api_versions_version == wanted[18][1]
+                kip511 = row.release >= Release.parse("2.4")
+                assert ready.api_versions_version == (wanted[18][1] if kip511 else 0)
             for key, entry in registry.API_KEYS.items():
                 theirs = wanted.get(key)
                 if theirs is not None and entry.min_version <= theirs[1]:
@@ -273,32 +272,45 @@ def test_kip97_plan_for_our_client(release: str) -> None:
                 with pytest.raises(connection.UnsupportedVersionError, match="obsolete|no"):
                     client.send(request)
                 assert client.connection.data_to_send() == b""
+        assert c.failures == []
 
 
-@pytest.mark.parametrize("release", ["2.4.0", "3.8.0", pytest.param("4.0.1", marks=CAPPED)])
-def test_broker_versions_names_the_fake_release(
-    release: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with FakeCluster(specs_for(release), release=release) as c:
-        code = main(
-            [
-                "broker-versions",
-                "--bootstrap-server",
-                c.bootstrap,
-                "--specs",
-                str(NEWEST),
-                "--timeout",
-                "5",
-            ]
+@pytest.mark.parametrize(
+    "row", [row for row in releases() if row.api_versions != "answered"], ids=row_id
+)
+def test_kip97_plan_before_kip35(row: BrokerRelease) -> None:
+    """Brokers before 0.10 have no ApiVersions: our client's handshake fails, at once
+    against 0.8 (the connection is closed), after its request timeout against 0.9."""
+    ours = generated_package(SpecSet.of_release("4.3"))
+    connection = ours.module("connection")
+    with emulating(row) as c:
+        host, port = c.bootstrap.rsplit(":", 1)
+        conn = connection.ClientConnection(client_id="kip97", policy={}, request_timeout=0.5)
+        with pytest.raises(connection.ConnectionFailedError) as failed:
+            ours.module("client").Client.connect(host, int(port), conn)
+        cause = failed.value.event.cause
+        closes = row.api_versions == "closes"
+        assert (
+            cause
+            is connection.FailureCause["CLOSED_DURING_API_VERSIONS" if closes else "TIMED_OUT"]
         )
+        assert c.failures == []
+
+
+@pytest.mark.parametrize("row", ANSWERING, ids=row_id)
+def test_broker_versions_names_the_fake_release(
+    row: BrokerRelease, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with emulating(row) as c:
+        code = main(["broker-versions", "--bootstrap-server", c.bootstrap, "--timeout", "5"])
     out = capsys.readouterr().out
     assert code == 0
-    assert out.endswith(f"release guess: {release}\n")
+    assert f"release guess: {row.label}\n" in out
     listed = {
         int(m["key"]): (int(m["lo"]), int(m["hi"] or m["lo"]))
         for m in re.finditer(r"\((?P<key>\d+)\): (?P<lo>\d+)(?: to (?P<hi>\d+))?", out)
     }
-    assert listed == table()[release]
+    assert listed == row.advertised()
 
 
 # --- behaviour --------------------------------------------------------------------------------
@@ -476,17 +488,19 @@ def test_hooks_control_inject_throttle_disconnect(cluster: FakeCluster) -> None:
 
 
 def test_requests_outside_the_release_close_the_connection() -> None:
-    with FakeCluster(TRUNK, release="2.4") as c:
-        metadata = c.package.module("metadata")
-        connection = c.package.module("connection")
+    newer = generated_package(SpecSet.of_release("4.3"))
+    metadata, connection = newer.module("metadata"), newer.module("connection")
+    with FakeCluster(release="2.4") as c:
         assert c.versions[3] == (0, 9)
-        with connect(c) as client:  # the client itself refuses a version the broker lacks
-            with pytest.raises(c.package.module("negotiation").NoCommonVersionError):
+        host, port = c.bootstrap.rsplit(":", 1)
+        with newer.module("client").Client.connect(host, int(port)) as client:
+            assert client.request(metadata.MetadataRequest(topics=None), version=9).brokers
+            # the client itself refuses a version the broker lacks, sending nothing
+            with pytest.raises(newer.module("negotiation").NoCommonVersionError):
                 client.request(metadata.MetadataRequest(topics=None), version=10)
         # told the broker had it (configured versions), the client sends; the broker closes
-        host, port = c.bootstrap.rsplit(":", 1)
         lying = connection.ClientConnection(broker_versions={3: (0, 12), 18: (0, 3)})
-        with c.package.module("client").Client.connect(host, int(port), lying) as client:
+        with newer.module("client").Client.connect(host, int(port), lying) as client:
             with pytest.raises(connection.ConnectionFailedError):
                 client.request(metadata.MetadataRequest(topics=None), version=10)
 
@@ -521,10 +535,12 @@ def test_a_recorded_session_is_a_capture_file(tmp_path: Path) -> None:
 def test_a_spec_set_without_the_data_apis_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FakeBrokerError, match="lacks Produce, Fetch"):
         FakeCluster(Path(__file__).resolve().parents[2] / "specs")
-    with pytest.raises(FakeBrokerError, match="needs a spec set"):
-        FakeCluster()
-    with pytest.raises(FakeBrokerError, match="no Kafka release '9.9'"):
+    with pytest.raises(FakeBrokerError, match="no Kafka 9.9 in the release table"):
         FakeCluster(NEWEST, release="9.9")
+    with pytest.raises(FakeBrokerError, match="Kafka 2.4 has no KRaft brokers"):
+        FakeCluster(release="2.4", kraft=True)
+    with pytest.raises(FakeBrokerError, match="need a release"):
+        FakeCluster(NEWEST, telemetry=True)
     with pytest.raises(FakeBrokerError, match="no limit 'fetch_max_byte'"):
         FakeCluster(NEWEST, fetch_max_byte=1)
     with pytest.raises(FakeBrokerError, match="message_max_bytes must be"):
@@ -543,8 +559,6 @@ def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> 
             "fake-broker",
             "--listen",
             "127.0.0.1:0",
-            "--specs",
-            str(TRUNK),
             "--release",
             "3.8",
             "--brokers",
@@ -561,7 +575,8 @@ def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> 
         assert process.stdout is not None
         banner = process.stdout.readline()
         match = re.match(
-            r"fake cluster speaking Kafka 3\.8\.0: 127\.0\.0\.1:(\d+) \(id 0\), "
+            r"fake cluster speaking Kafka 3\.8\.0 \(ZooKeeper broker, its own spec data\): "
+            r"127\.0\.0\.1:(\d+) \(id 0\), "
             r"127\.0\.0\.1:\d+ \(id 1\)",
             banner,
         )
@@ -589,11 +604,13 @@ def test_command_serves_until_terminated(capsys: pytest.CaptureFixture[str]) -> 
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        ([], 1, "needs a spec set"),
-        (["--specs", "SPECS", "--topics", "a:0"], 2, "is not NAME:PARTITIONS"),
+        (["--topics", "a:0"], 2, "is not NAME:PARTITIONS"),
         (["--specs", "SPECS", "--listen", "nowhere"], 2, "is not HOST:PORT"),
-        (["--specs", "SPECS", "--release", "0.8"], 1, "no Kafka release '0.8'"),
-        (["--specs", "SPECS", "--fetch-max-bytes", "0"], 2, "--fetch-max-bytes must be at"),
+        (["--release", "0.7"], 1, "no Kafka 0.7.0 in the release table (0.8.0 to 4.3)"),
+        (["--release", "3.9.x"], 1, "'3.9.x' is not a Kafka release"),
+        (["--release", "2.7", "--kraft"], 1, "Kafka 2.7 has no KRaft brokers"),
+        (["--specs", "SPECS", "--unstable"], 1, "need a release"),
+        (["--fetch-max-bytes", "0"], 2, "--fetch-max-bytes must be at"),
     ],
 )
 def test_command_errors_are_one_line(
@@ -607,16 +624,16 @@ def test_command_errors_are_one_line(
 
 def test_an_old_client_fails_against_4_0_as_against_kafka_4_0() -> None:
     """kafka-python pinned to 0.10 skips ApiVersions and sends Produce v2, which Kafka 4.0
-    no longer has (KIP-896): the broker closes the connection and the send fails; the same
-    client succeeds against 3.0, which still has those versions."""
+    still advertises but refuses (KIP-896, KAFKA-18659): the broker closes the connection
+    and the send fails; the same client succeeds against 3.9, which still has it."""
     from kafka import KafkaProducer
     from kafka.errors import KafkaError
 
-    def send(release: str, specs: Path) -> bool:
-        with FakeCluster(specs, release=release, topics={"t": 1}) as c:
+    def send(release: str) -> bool:
+        with FakeCluster(release=release, topics={"t": 1}) as c:
             producer = KafkaProducer(
                 bootstrap_servers=c.bootstrap,
-                api_version=(0, 10, 2),
+                api_version=(0, 10),
                 max_block_ms=3000,
                 request_timeout_ms=3000,
                 retries=0,
@@ -629,8 +646,8 @@ def test_an_old_client_fails_against_4_0_as_against_kafka_4_0() -> None:
             finally:
                 producer.close(timeout=1)
 
-    assert send("3.0", TRUNK)
-    assert not send("4.0", NEWEST)
+    assert send("3.9")
+    assert not send("4.0")
 
 
 def test_admin_and_offset_apis_through_our_client() -> None:

@@ -6,7 +6,8 @@ generated packages name fields differently (Fetch's ``partitions`` were
 - our own client sends every implemented API at every version the broker advertises, with
   real content, and gets the answers Kafka gives;
 - real clients (librdkafka, kafka-python, aiokafka) produce with every codec, consume in a
-  group, commit and resume, against packages of 2.4.0, 2.8.0, 3.5.0 and 4.3.1.
+  group, commit and resume against a user's spec folder (2.8.0's) with a release; the
+  matrix of releases served with their bundled data is test_fake_broker.py's.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ RELEASE_CORPORA = (
     else []
 )
 pytestmark = pytest.mark.skipif(not RELEASE_CORPORA, reason="no ../shared/kafka-specs")
-ROUND_TRIP = ["2.4.0", "2.8.0", "3.5.0", "4.3.1"]
+ROUND_TRIP = ["2.8.0"]
 #: where the field names of the implemented APIs change, and the ends
 EVERY_VERSION = ["2.4.0", "2.5.0", "2.7.0", "2.8.0", "3.0.0", "3.5.0", "3.7.0", "4.0.2", "4.3.1"]
 

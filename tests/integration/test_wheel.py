@@ -3,17 +3,26 @@
 The wheel must hold one import package (``kafka_specgen``) with its templates, runtime
 sources, schemas, shipped specs and the bundle of Kafka's spec history, and the installed
 command must generate exactly the bytes the checkout generates: ``generate --release 4.1``
-in an empty folder, with no spec folder anywhere. Slow-ish (a venv and three dependencies): one test builds
-everything once.
+in an empty folder, with no spec folder anywhere. From there too, ``fake-broker --release
+R`` answers ApiVersions as every release of kafka-python's captured table did, and the
+pytest plugin runs a user's test once per release. Slow-ish (one venv, its dependencies
+and pytest; every release's package generated once): the venv is built once.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import select
+import socket
+import struct
 import subprocess
 import sys
 import venv
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -59,23 +68,40 @@ def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> Non
     assert not any(name.startswith("kafka_messages") for name in names)
 
 
-def test_the_installed_tool_generates_what_the_checkout_generates(
-    wheel: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    env_dir = tmp_path / "venv"
+@dataclass(frozen=True)
+class Installed:
+    """The wheel installed into a fresh venv (with pytest), and an empty folder to run in
+    with a cache of its own: no repo on the path, no spec folder anywhere."""
+
+    bin: Path
+    empty: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    root = tmp_path_factory.mktemp("installed")
+    env_dir = root / "venv"
     venv.create(env_dir, with_pip=True)
-    python = env_dir / "bin" / "python"
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", str(wheel)],
+        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel), "pytest"],
         check=True,
         timeout=600,
         capture_output=True,
     )
+    empty = root / "empty"
+    empty.mkdir()
+    env = {"PATH": os.environ.get("PATH", ""), "KAFKA_SPECGEN_CACHE": str(root / "cache")}
+    return Installed(env_dir / "bin", empty, env)
+
+
+def test_the_installed_tool_generates_what_the_checkout_generates(
+    installed: Installed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_dir, empty, env = installed.bin.parent, installed.empty, installed.env
+    python = installed.bin / "python"
     # An empty working directory, no repo on the path and no spec folder given: only the
     # wheel (and the spec history inside it) is used.
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    env = {"PATH": os.environ.get("PATH", ""), "KAFKA_SPECGEN_CACHE": str(tmp_path / "cache")}
     result = subprocess.run(
         [str(env_dir / "bin" / "kafka-specgen"), "generate", "--release", "4.1"]
         + ["--out", "out", "--package", "from_wheel"],
@@ -99,7 +125,7 @@ def test_the_installed_tool_generates_what_the_checkout_generates(
     assert str(env_dir) in where.stdout  # the installed copy, not the checkout
     # The checkout's generation, formatted the same way (sharing the black cache is fine:
     # an entry is only found for identical rendered text).
-    monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("KAFKA_SPECGEN_CACHE", env["KAFKA_SPECGEN_CACHE"])
     expected = {
         f.path: f.text
         for f in generate_files(SpecSet.of_release("4.1"), warn=False, package="from_wheel")
@@ -112,3 +138,104 @@ def test_the_installed_tool_generates_what_the_checkout_generates(
     assert sorted(written) == sorted(expected)
     different = [path for path in expected if written[path] != expected[path]]
     assert not different, different
+
+
+# --- fake brokers from the wheel --------------------------------------------------------------
+
+
+@contextmanager
+def fake_broker(installed: Installed, release: str) -> Iterator[int]:
+    """``kafka-specgen fake-broker --release RELEASE`` from the wheel: its port while it
+    runs (its first line names the release and the address), stopped after."""
+    process = subprocess.Popen(
+        [str(installed.bin / "kafka-specgen"), "fake-broker", "--listen", "127.0.0.1:0"]
+        + ["--release", release],
+        cwd=installed.empty,
+        env={**installed.env, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 300)  # a first run generates
+        banner = process.stdout.readline() if ready else ""
+        match = re.match(
+            r"fake cluster speaking Kafka (\S+) .*: 127\.0\.0\.1:(\d+) \(id 0\)", banner
+        )
+        assert match, (release, banner, process.stderr.read() if process.poll() else "")
+        yield int(match[2])
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def api_versions_v0(port: int) -> dict[int, tuple[int, int]] | str:
+    """ApiVersions v0, built and read by hand: the ranges, or ``closed`` / ``no answer``."""
+    client_id = b"wheel"
+    request = struct.pack(">hhih", 18, 0, 7, len(client_id)) + client_id
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(struct.pack(">i", len(request)) + request)
+        sock.settimeout(1.5)
+        data = b""
+        try:
+            while len(data) < 4 or len(data) < 4 + struct.unpack(">i", data[:4])[0]:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return "closed"
+                data += chunk
+        except TimeoutError:
+            return "no answer"
+    correlation_id, error_code, count = struct.unpack_from(">ihi", data, 4)
+    assert (correlation_id, error_code) == (7, 0)
+    entries = [struct.unpack_from(">hhh", data, 14 + 6 * n) for n in range(count)]
+    assert len(data) == 14 + 6 * count
+    return {key: (low, high) for key, low, high in entries}
+
+
+def test_the_installed_fake_broker_answers_as_every_captured_release(
+    installed: Installed,
+) -> None:
+    """For every release of kafka-python 3's captured ApiVersions answers from 0.9 to 4.3,
+    ``fake-broker --release R`` gives exactly those ranges and kafka-python names R from
+    them; 0.9 never answers (0.8.x closes the connection)."""
+    from kafka.protocol.broker_version_data import (
+        BROKER_API_VERSIONS,
+        infer_broker_version_from_api_versions,
+    )
+
+    captured = sorted(BROKER_API_VERSIONS)
+    assert captured[0] == (0, 8, 0) and captured[-1] == (4, 3)
+    for version in captured:
+        name = ".".join(str(part) for part in version)
+        with fake_broker(installed, name) as port:
+            answer = api_versions_v0(port)
+        if version < (0, 9):
+            assert answer == "closed", name
+        elif version < (0, 10):
+            assert answer == "no answer", name
+        else:
+            assert answer == BROKER_API_VERSIONS[version], name
+            assert infer_broker_version_from_api_versions(answer) == version, name
+
+
+def test_the_installed_pytest_plugin_runs_a_test_per_release(installed: Installed) -> None:
+    (installed.empty / "test_user.py").write_text(
+        "import socket\n\n"
+        "def test_cluster(kafka_cluster, kafka_release):\n"
+        "    host, port = kafka_cluster.bootstrap.rsplit(':', 1)\n"
+        "    socket.create_connection((host, int(port)), timeout=5).close()\n"
+        "    assert kafka_cluster.release.startswith(kafka_release)\n"
+    )
+    result = subprocess.run(
+        [str(installed.bin / "python"), "-m", "pytest", "-v", "-p", "no:cacheprovider"]
+        + ["--kafka-release", "2.8,4.3", "test_user.py"],
+        cwd=installed.empty,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "test_cluster[kafka-2.8] PASSED" in result.stdout
+    assert "test_cluster[kafka-4.3] PASSED" in result.stdout

@@ -164,7 +164,8 @@ class Package:
         if event.cause in (causes.CLOSED, causes.CLOSED_DURING_API_VERSIONS):
             return f"the connection was closed before a full reply arrived ({event.reason})"
         if event.cause is causes.TIMED_OUT:
-            return f"no reply within {timeout:g} s ({event.reason})"
+            hint = ": a Kafka 0.9 broker never answers it" if "ApiVersions" in event.reason else ""
+            return f"no reply within {timeout:g} s ({event.reason}{hint})"
         return f"{event.cause.value}: {event.reason}"
 
 

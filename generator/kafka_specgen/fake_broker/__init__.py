@@ -2,16 +2,17 @@
 
 ::
 
-    with FakeCluster(specs=[kafka / "clients/src/main/resources/common/message"],
-                     release="3.0", brokers=3, topics={"orders": 6}) as cluster:
+    with FakeCluster(release="3.0", brokers=3, topics={"orders": 6}) as cluster:
         run_my_client(bootstrap=cluster.bootstrap)
 
-Built on a package generated from ``specs`` (its ``connection.ServerConnection``, its
-message classes and ``records``). It advertises exactly the API ranges a broker of
-``release`` advertises (the release table), limited to what the spec set and the fake
-broker's handlers support; without ``release``, every version the spec set and the
-handlers have. KIP-97's test plan for a client is then: run it against each release, and
-expect the obsolete-broker error where the release lacks something the client needs.
+Built on a package generated from the release's own bundled spec data (its
+``connection.ServerConnection``, its message classes and ``records``), or from ``specs``,
+a user's spec set. It behaves as the brokers of ``release`` (0.8.0 to 4.3, ZooKeeper or
+KRaft: ``release.py``): exactly their ApiVersions answer, or none before 0.10, what they
+refuse, their feature levels (``features.py``: UpdateFeatures). KIP-97's test plan for a
+client is then: run it against each release, and expect the obsolete-broker error where
+the release lacks something the client needs. ``kafka_specgen.pytest_plugin`` does that
+for pytest (``--kafka-release``).
 
 The modules:
 
@@ -22,7 +23,7 @@ The modules:
 - one module per API family, each declaring its ``HANDLERS`` with the versions they
   implement: ``produce`` (with ``batches``), ``fetch``, ``list_offsets``, ``metadata``,
   ``topics``, ``configs``, ``coordinator``, ``groups`` (with ``rebalance``), ``offsets``,
-  ``txn``;
+  ``txn``, ``features``;
 - ``state`` and ``log`` (what the cluster remembers), ``call`` (what a handler gets),
   ``waiting`` (``Wait``, ``Signal``), ``shapes`` (field names across releases),
   ``limits``, ``apikeys``, ``errors``, ``release``.

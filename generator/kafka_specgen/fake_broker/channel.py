@@ -19,6 +19,7 @@ from .apikeys import ApiKey
 from .call import Call
 from .dispatch import DISCONNECT
 from .loop import Timer
+from .release import ANSWER, CLOSE, IGNORE
 from .waiting import Wait
 
 if TYPE_CHECKING:
@@ -33,6 +34,10 @@ INBOX_CAP = 16
 RECV_SIZE = 1 << 18
 #: Answer at most this many requests of one connection before the others get a turn.
 SERVE_BATCH = 32
+#: Requests of one connection left without an answer (a 0.9 broker's ApiVersions) or answered
+#: around its ``ServerConnection`` (a pre-2.4 KIP-511 answer) above which it is closed: the
+#: connection keeps a small record of each.
+UNANSWERED_CAP = 1024
 
 
 class Parked:
@@ -76,6 +81,7 @@ class Channel:
         self.out_bytes = 0
         self.events = 0
         self.closed = False
+        self.unanswered = 0
         self._serving = False
         self.last_active = time.monotonic()
 
@@ -180,12 +186,21 @@ class Channel:
 
     def handle(self, event: Any) -> None:
         routes = self.server.routes
+        emulated = self.server.state.release
+        if emulated is not None:
+            verdict = emulated.verdict(event.api_key, event.api_version)
+            if verdict != ANSWER:  # CLOSE, or IGNORE: as a 0.9 broker, drop it
+                self.unanswered += verdict == IGNORE
+                if verdict == CLOSE or self.unanswered > UNANSWERED_CAP:
+                    self.close()
+                return
         if event.api_key == ApiKey.API_VERSIONS:
-            self.conn.send_api_versions(event, routes.versions)
-            self.take_output(event)
+            self.answer_api_versions(event)
             return
         advertised = routes.versions.get(event.api_key)
-        if advertised is None or not advertised[0] <= event.api_version <= advertised[1]:
+        if emulated is None and (
+            advertised is None or not advertised[0] <= event.api_version <= advertised[1]
+        ):
             # as Kafka's request parsing does for a version it does not know
             self.close()
             return
@@ -205,6 +220,24 @@ class Channel:
             handler.names,
         )
         self.settle(event, call, lambda: routes.answer(call))
+
+    def answer_api_versions(self, event: Any) -> None:
+        """The release's ApiVersions answer, with its features from v3 (KIP-584)."""
+        emulated = self.server.state.release
+        if emulated is None:
+            self.conn.send_api_versions(event, self.server.routes.versions)
+        else:
+            frame = emulated.old_unsupported_api_versions(event)
+            if frame is not None:  # written around the connection: counted
+                self.unanswered += 1
+                if self.unanswered > UNANSWERED_CAP:
+                    self.close()
+                    return
+                self.send_frame(event, frame)
+                return
+            features = emulated.api_versions_features(event.api_version)
+            self.conn.send_api_versions(event, emulated.advertised, **features)
+        self.take_output(event)
 
     def settle(self, event: Any, call: Call, answer: Any) -> None:
         """Get the answer (``answer()``) and send it, park it, or close. An answer that
@@ -227,7 +260,10 @@ class Channel:
             self.close()
 
     def take_output(self, event: Any) -> None:
-        data = self.conn.data_to_send()
+        self.send_frame(event, self.conn.data_to_send())
+
+    def send_frame(self, event: Any, data: bytes) -> None:
+        """Queue ``data`` (an answer to ``event``, size prefix included) to go out."""
         if data:
             if self.server.routes.record is not None:  # the frame without its size prefix
                 self.server.record(self, "response", event, data[4:])

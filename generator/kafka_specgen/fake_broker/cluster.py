@@ -8,13 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..library import GeneratedPackage, generated_package
+from ..broker_releases import BrokerRelease, releases
+from ..errors import SpecError
+from ..library import GeneratedPackage, SpecSet, generated_package, spec_set
 from ..pipeline import frames
 from .apikeys import ApiKey
 from .call import Call
 from .dispatch import Routes, advertised, erring, missing, serving
 from .limits import Limits
-from .release import UnknownRelease, release_ranges
+from .release import Emulation, UnknownRelease, describe, resolve
 from .server import Server, listen
 from .shapes import Shapes
 from .state import BrokerAddress, ClusterState
@@ -50,13 +52,20 @@ class FakeCluster:
 
     Keyword arguments beyond the documented ones are limits (``Limits``' fields, at
     Kafka's defaults): ``message_max_bytes=``, ``fetch_max_bytes=``, ...
+
+    What it emulates: ``release`` (the table's row, ``3.9.0``), ``kind`` (``zookeeper``,
+    ``kraft``), ``broker`` (the row), ``description`` (one line); ``versions`` (api key ->
+    the range advertised) and ``accepted`` (what is answered).
     """
 
     def __init__(
         self,
-        specs: Sequence[Path | str] | Path | str | None = None,
+        specs: Sequence[Path | str] | Path | str | SpecSet | None = None,
         *,
         release: str | None = None,
+        kraft: bool = False,
+        telemetry: bool = False,
+        unstable: bool = False,
         brokers: int = 1,
         topics: Mapping[str, int] | None = None,
         host: str = "127.0.0.1",
@@ -71,15 +80,27 @@ class FakeCluster:
             raise FakeBrokerError(str(exc)) from None
         if brokers < 1:
             raise FakeBrokerError(f"a cluster needs at least one broker, not {brokers}")
+        own_specs = specs is not None or package is not None
+        if release is None and not own_specs:
+            release = releases()[-1].name  # the newest release of the table
+        if release is None and (kraft or telemetry or unstable):
+            raise FakeBrokerError("kraft, telemetry and unstable need a release to emulate")
+        self.broker: BrokerRelease | None = None
+        """The release table's row the brokers emulate (None without a release)."""
+        data: SpecSet | None = None
+        if release is not None:
+            try:
+                self.broker, data = resolve(release, kraft)
+            except UnknownRelease as exc:
+                raise FakeBrokerError(str(exc)) from None
+        if specs is not None:
+            data = spec_set([specs] if isinstance(specs, (str, Path)) else specs)
         if package is None:
-            if specs is None:
-                raise FakeBrokerError(
-                    "a fake broker needs a spec set with Produce, Fetch and the rest: give one "
-                    "(specs=, or --specs PATH), e.g. Kafka's "
-                    "clients/src/main/resources/common/message"
-                )
-            paths = [Path(specs)] if isinstance(specs, (str, Path)) else [Path(p) for p in specs]
-            package = generated_package(paths)
+            assert data is not None
+            try:
+                package = generated_package(data)
+            except SpecError as exc:
+                raise FakeBrokerError(f"cannot serve {data.label}: {exc}") from None
         self.package = package
         registry = package.module("registry")
         lacking = [registry.api_name(k) for k in REQUIRED if k not in registry.API_KEYS]
@@ -88,20 +109,37 @@ class FakeCluster:
                 f"the spec set lacks {', '.join(lacking) or 'the request and response headers'}"
                 ": a fake broker needs Kafka's whole spec set"
             )
-        release_table: Mapping[int, tuple[int, int]] | None = None
-        self.release: str | None = None
-        if release is not None:
-            try:
-                self.release, release_table = release_ranges(package, release)
-            except UnknownRelease as exc:
-                raise FakeBrokerError(str(exc)) from None
-        self.versions = advertised(registry.API_KEYS, release_table)
-        self.missing_versions = missing(registry.API_KEYS, release_table)
-        self.routes = Routes(serving(self.versions), self.versions)
+        # What it emulates: the row's release (3.9.0, 0.10.2.0) and kind, and one line
+        # naming them with the data used; versions: api key -> (min, max) advertised;
+        # accepted: what is answered (4.x refuses Produce v0-2; before 0.10 nothing is
+        # advertised); missing_versions: what a user's spec set lacks of the release's.
+        self.release: str | None = None if self.broker is None else self.broker.name
+        self.kind: str | None = None if self.broker is None else self.broker.kind
+        self.description = "every version of the specs"
+        if self.broker is not None and release is not None:
+            used = data or SpecSet(f"package {package.name}", (package.path,))
+            self.description = describe(self.broker, release, used)
+        emulation: Emulation | None = None
+        if self.broker is None:
+            self.versions = advertised(registry.API_KEYS, None)
+            self.accepted = dict(self.versions)
+            self.missing_versions: dict[int, tuple[int, int]] = {}
+        else:
+            emulation = Emulation(self.broker, telemetry, unstable, package)
+            if own_specs:  # a user's spec set: within what it and the handlers have
+                emulation.advertised = advertised(registry.API_KEYS, emulation.advertised)
+                emulation.accepted = advertised(registry.API_KEYS, emulation.accepted)
+                self.missing_versions = missing(registry.API_KEYS, self.broker.advertised())
+            else:
+                self.missing_versions = {}
+            self.versions = emulation.advertised
+            self.accepted = emulation.accepted
+        self.routes = Routes(serving({**self.accepted, **self.versions}), self.versions)
         self._record_file: TextIO | None = None
         sockets = _listen_all(host, port, brokers)
         self.state = ClusterState(
-            brokers=[BrokerAddress(n, host, s.getsockname()[1]) for n, s in enumerate(sockets)]
+            brokers=[BrokerAddress(n, host, s.getsockname()[1]) for n, s in enumerate(sockets)],
+            release=emulation,
         )
         self._server = Server(
             self.state,

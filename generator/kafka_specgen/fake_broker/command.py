@@ -33,14 +33,34 @@ def register(commands: Any) -> None:
         action="append",
         type=Path,
         metavar="PATH",
-        help="Kafka's message specs (a folder, .zip or .jar; repeatable), e.g. "
-        "clients/src/main/resources/common/message of a Kafka checkout; required",
+        help="your own Kafka message specs (a folder, .zip or .jar; repeatable), e.g. "
+        "clients/src/main/resources/common/message of a Kafka checkout; default: the release's "
+        "spec data bundled with the tool",
     )
     parser.add_argument(
         "--release",
-        metavar="X.Y",
-        help="advertise the API versions of this Kafka release (e.g. 3.0, 4.1); default: "
-        "every version of the spec set",
+        metavar="X.Y[.Z]",
+        help="the Kafka release to emulate, 0.8.0 to 4.3 (e.g. 2.8, 3.9, 4.0.1): its brokers' "
+        "ApiVersions answer, what they refuse, their features; default: the newest release, "
+        "or with --specs every version of the specs",
+    )
+    parser.add_argument(
+        "--kraft",
+        action="store_true",
+        help="emulate the release's KRaft broker (releases 2.8 to 3.9 have both kinds; the "
+        "default is ZooKeeper, as most clusters of those releases ran; 4.x is KRaft only)",
+    )
+    parser.add_argument(
+        "--telemetry",
+        action="store_true",
+        help="advertise the client telemetry APIs (71, 72), as a broker with a telemetry "
+        "receiver configured does (3.7+ KRaft)",
+    )
+    parser.add_argument(
+        "--unstable",
+        action="store_true",
+        help="advertise and accept unstable versions and feature levels "
+        "(unstable.api.versions.enable)",
     )
     parser.add_argument(
         "--brokers", type=int, default=1, metavar="N", help="brokers in the cluster (default 1)"
@@ -102,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         cluster = FakeCluster(
             args.specs,
             release=args.release,
+            kraft=args.kraft,
+            telemetry=args.telemetry,
+            unstable=args.unstable,
             brokers=args.brokers,
             topics=topics,
             host=host.strip("[]"),
@@ -116,9 +139,8 @@ def run(args: argparse.Namespace) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     with cluster:
-        release = f"Kafka {cluster.release}" if cluster.release else "every version of the specs"
         addresses = ", ".join(f"{b.host}:{b.port} (id {b.node_id})" for b in cluster.state.brokers)
-        print(f"fake cluster speaking {release}: {addresses}", flush=True)
+        print(f"fake cluster speaking {cluster.description}: {addresses}", flush=True)
         for key, wanted in sorted(cluster.missing_versions.items()):
             print(
                 f"warning: the spec set lacks some versions {cluster.release} has of api "

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from . import configs, coordinator, fetch, groups, list_offsets, metadata, offsets, produce
 from . import topics, txn
+from . import features
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -33,6 +34,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     groups,
     offsets,
     txn,
+    features,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 
@@ -135,7 +137,11 @@ class Routes:
         control = self.controls.get(call.api_key)
         response = control(call) if control is not None else None
         if response is None:
-            response = self.handlers[call.api_key].answer(call)
+            handler = self.handlers[call.api_key]
+            low, high = handler.versions
+            # a release's version the handler does not implement: answered as an API the
+            # fake broker does not implement
+            response = (handler.answer if low <= call.version <= high else unimplemented)(call)
         return response
 
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 import uuid
 import zlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .log import PartitionLog, Topic
 from .waiting import Signal
+
+if TYPE_CHECKING:
+    from .release import Emulation
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,8 @@ class ClusterState:
     groups: dict[str, Group] = field(default_factory=dict)
     transactions: dict[str, Transaction] = field(default_factory=dict)
     next_producer_id: int = 1000
+    release: Emulation | None = None
+    """The release the brokers emulate (None: every version of the spec set)."""
     _by_id: dict[uuid.UUID, Topic] = field(default_factory=dict, repr=False)
 
     def create_topic(self, name: str, partitions: int) -> Topic:
