@@ -170,11 +170,16 @@ def test_kraft_brokers_before_3_3_cannot_update_features() -> None:
         answer = update(client, 0, ("metadata.version", 1, UPGRADE))
         assert answer.error_code == 35 and "Should always be forwarded" in answer.error_message
     pkg = package()
-    with FakeCluster(release="2.8", kraft=True) as c, client_of(c, pkg) as client:
-        with pytest.raises(pkg.module("errors").UnsupportedVersionError):
-            client.connection.version_for(57)  # not advertised: the client refuses
-        with pytest.raises(pkg.module("connection").ConnectionFailedError):
-            update(client, 0, ("metadata.version", 1, UPGRADE))  # sent anyway: closed
+    with FakeCluster(release="2.8", kraft=True) as c:
+        with client_of(c, pkg) as client:
+            with pytest.raises(pkg.module("errors").UnsupportedVersionError):
+                client.connection.version_for(57)  # not advertised: the client refuses
+        # told the broker had it (configured versions), the client sends; the broker closes
+        host, port = c.bootstrap.rsplit(":", 1)
+        lying = pkg.module("connection").ClientConnection(broker_versions={57: (0, 1), 18: (0, 3)})
+        with pkg.module("client").Client.connect(host, int(port), lying) as client:
+            with pytest.raises(pkg.module("connection").ConnectionFailedError):
+                update(client, 0, ("metadata.version", 1, UPGRADE))
 
 
 def test_metadata_version_moves_a_kraft_3_9_controller_allows() -> None:
