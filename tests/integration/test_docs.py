@@ -86,16 +86,9 @@ ALL_BLOCKS = [block for path in DOCS for block in fenced_blocks(path)]
 PYTHON_BLOCKS = [block for block in ALL_BLOCKS if block.language == "python"]
 
 
-def _fake_releases() -> dict[str, str]:
-    """Release -> the spec set the fake broker emulates it on: Kafka 2.8, 3.9 (3.8 while the
-    release table lacks 3.9) and 4.3. Before 4.0, trunk-2024-10's specs (a superset: 2.8's
-    own name the Fetch answer's fields as the fake broker does not read them)."""
-    table = genpkg.generated_release_names()
-    middle = "3.9" if any(r.startswith("3.9") for r in table) else "3.8"
-    return {"2.8": "trunk-2024-10", middle: "trunk-2024-10", "4.3": "4.3.1"}
-
-
-FAKE_RELEASES = _fake_releases()
+#: The releases the examples that talk to a broker also run against: fake brokers of Kafka
+#: 2.8, 3.9 and 4.3, each with its own spec data and the ranges its brokers advertise.
+FAKE_RELEASES = ("2.8", "3.9", "4.3")
 BROKERS = ["tansu", *(f"fake {release}" for release in FAKE_RELEASES)]
 RUNS = [
     pytest.param(block, broker, id=f"{block.where} {broker}" if broker else block.where)
@@ -186,8 +179,7 @@ def broker_address(broker: str, request: pytest.FixtureRequest) -> str:
     release = broker.removeprefix("fake ")
     started: dict[str, FakeCluster] = request.getfixturevalue("fake_brokers")
     if release not in started:
-        specs = genpkg.CORPORA / FAKE_RELEASES[release] / "message"
-        started[release] = FakeCluster(specs, release=release).start()
+        started[release] = FakeCluster(release=release).start()
     return started[release].bootstrap
 
 

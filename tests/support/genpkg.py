@@ -82,15 +82,6 @@ def kafka_python_specs() -> Path:
     return Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
 
 
-def generated_release_names() -> list[str]:
-    """The releases of the release table of the committed package (generated/)."""
-    sys.path.insert(0, str(GENERATED))
-    try:
-        return list(importlib.import_module("kafka_messages.releases").BROKER_RELEASES)
-    finally:
-        sys.path.remove(str(GENERATED))
-
-
 def stale_generated(package_dir: Path = GENERATED / "kafka_messages") -> str | None:
     """One line saying how the committed package differs from a fresh generation from
     ``specs/`` (generated in memory, ~0.5 s), or None when it is fresh."""
