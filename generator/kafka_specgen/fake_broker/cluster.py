@@ -113,6 +113,10 @@ class FakeCluster:
             registry,
             frames,
         )
+        self.state.timers = self._server.loop
+        self.state.group_initial_rebalance_delay = (
+            self.limits.group_initial_rebalance_delay_ms / 1000
+        )
         if record is not None:
             self._record_file = open(record, "a", encoding="utf-8")
             self.routes.record = self._record_file

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from .limits import options
+from .limits import minimum, options
 
 
 def register(commands: Any) -> None:
@@ -97,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
         topics = parse_topics(args.topics)
         limits = {name: getattr(args, name) for name, _, _ in options()}
         for name, value in limits.items():
-            if value < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
+            if value < minimum(name):
+                raise ValueError(
+                    f"--{name.replace('_', '-')} must be at least {minimum(name)}, not {value}"
+                )
         cluster = FakeCluster(
             args.specs,
             release=args.release,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import configs, coordinator, fetch, groups, list_offsets, metadata, offsets, produce
-from . import topics, txn
+from . import configs, consumer_groups, coordinator, fetch, groups, list_offsets, metadata
+from . import offsets, produce, topics, txn
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -33,6 +33,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     groups,
     offsets,
     txn,
+    consumer_groups,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 
