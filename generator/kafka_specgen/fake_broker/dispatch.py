@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import configs, consumer_groups, coordinator, fetch, groups, list_offsets, metadata
-from . import offsets, produce, topics, txn
+from . import cluster_admin, configs, consumer_groups, coordinator, fetch, group_admin, groups
+from . import list_offsets, maintenance, metadata, offsets, partition_admin, produce, topics, txn
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -34,6 +34,10 @@ API_MODULES: tuple[ModuleType, ...] = (
     offsets,
     txn,
     consumer_groups,
+    maintenance,
+    group_admin,
+    partition_admin,
+    cluster_admin,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 

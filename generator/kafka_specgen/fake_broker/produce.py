@@ -15,6 +15,7 @@ from .call import Call
 from .errors import ErrorCode
 from .handler import Handler
 from .log import BatchMetadata, PartitionLog, ProducerEntry, Topic
+from .maintenance import policies
 from .shapes import Names
 
 #: Produce v13 names topics by id only (KIP-516)
@@ -113,6 +114,13 @@ def append_records(
         batches = accepted_batches(call.shapes.records, data, call.version, max_message, budget)
     except Refused as refused:
         return Appended(refused.code, message=refused.message)
+    if "compact" in policies(call.state, topic) and _keyless(call, batches, budget):
+        # apache/kafka LogValidator.validateKey
+        return Appended(
+            ErrorCode.INVALID_RECORD,
+            message="Compacted topic cannot accept message without key in topic partition "
+            f"{topic.name}-{index}.",
+        )
     first = -1
     for batch in batches:
         done = append_batch(log, batch, call.limits.idempotence_window)
@@ -120,6 +128,20 @@ def append_records(
             return done
         first = done.base_offset if first == -1 else first
     return Appended(ErrorCode.NONE, first)
+
+
+def _keyless(call: Call, batches: list[Any], budget: Budget) -> bool:
+    """Whether a record of ``batches`` has no key (or they decompress past the budget)."""
+    records = call.shapes.records
+    for batch in batches:
+        try:
+            for record in batch.records(max_decompressed_size=max(budget.left, 0)):
+                budget.left -= len(record.key or b"") + len(record.value or b"")
+                if record.key is None:
+                    return True
+        except records.CorruptRecordError:
+            return True
+    return False
 
 
 def append_batch(log: PartitionLog, batch: Any, window: int) -> Appended:

@@ -108,6 +108,11 @@ class ClusterState:
     groups: dict[str, Group] = field(default_factory=dict)
     transactions: dict[str, Transaction] = field(default_factory=dict)
     next_producer_id: int = 1000
+    configs: dict[tuple[int, str], dict[str, str]] = field(default_factory=dict)
+    """(resource type, name) -> configs set by AlterConfigs, for brokers (name "" for the
+    cluster-wide default), groups and client metrics (topics keep theirs)."""
+    release: str | None = None
+    """The Kafka release the cluster speaks (its config defaults follow it)."""
     timers: Timers | None = field(default=None, repr=False)
     """The event loop's timers (None: no timer is set; time acts when requests come)."""
     group_initial_rebalance_delay: float = 0.1
