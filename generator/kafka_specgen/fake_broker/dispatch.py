@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from . import cluster_admin, configs, consumer_groups, coordinator, fetch, group_admin, groups
 from . import list_offsets, maintenance, metadata, offsets, partition_admin, produce, topics, txn
+from . import txn_admin
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -38,6 +39,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     group_admin,
     partition_admin,
     cluster_admin,
+    txn_admin,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 

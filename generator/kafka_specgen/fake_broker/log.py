@@ -54,6 +54,8 @@ class ProducerEntry:
 
     epoch: int
     batches: deque[BatchMetadata]
+    last_timestamp: int = -1
+    coordinator_epoch: int = -1
 
     @property
     def last_sequence(self) -> int:

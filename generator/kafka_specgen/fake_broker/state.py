@@ -96,6 +96,14 @@ class Transaction:
     partitions: set[tuple[str, int]] = field(default_factory=set)
     groups: set[str] = field(default_factory=set)
     pending_offsets: dict[str, dict[tuple[str, int], CommittedOffset]] = field(default_factory=dict)
+    state: str = "Empty"
+    """Kafka's transaction states: Empty, Ongoing, CompleteCommit, CompleteAbort (the
+    Prepare* states pass at once here)."""
+    timeout_ms: int = 60000
+    started_ms: int = -1
+    """When its first partition or group joined it (wall clock)."""
+    last_end: tuple[int, bool] | None = None
+    """(the epoch it ended at, committed) of the last EndTxn, to answer its retry."""
 
 
 @dataclass
