@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .clock import Alarm
+from .share_state import SharePartition, ShareSession
 
 Partitions = dict[uuid.UUID, set[int]]
 """Topic id -> partition indexes."""
@@ -75,6 +76,10 @@ class ModernGroup:
     """The subscribed topics as the target assignment saw them: name -> (id, partitions)."""
     assignor: str = ""
     """The server assignor of the last target assignment."""
+    shares: dict[tuple[uuid.UUID, int], SharePartition] = field(default_factory=dict)
+    """A share group's partitions (topic id, index) -> the records it hands out."""
+    sessions: dict[tuple[int, str], ShareSession] = field(default_factory=dict)
+    """A share group's share sessions: (broker node id, member id) -> the session."""
 
     def state(self) -> str:
         """apache/kafka ``ConsumerGroup.maybeUpdateGroupState``."""
