@@ -36,7 +36,13 @@ from .shapes import Names
 from .state import ClusterState
 
 DESCRIBE_NAMES = Names(
-    absent={"is_default": False, "include_synonyms": False, "include_documentation": False}
+    absent={
+        "is_default": False,  # v0, gone from Kafka 4.0's specs
+        "include_synonyms": False,
+        "include_documentation": False,  # v3 (Kafka 2.6)
+        "config_type": 0,
+        "documentation": None,
+    }
 )
 LIST_NAMES = Names(
     # ListClientMetricsResources (Kafka 3.7-4.0) became ListConfigResources in 4.1
@@ -144,9 +150,9 @@ def describe_configs(call: Call) -> Any:
         code, message, values = _described(call, r)
         wanted = r.configuration_keys
         entries = [
-            _entry(call, result_class, r.resource_type, chain, req.include_synonyms)
-            for chain in values
-            if wanted is None or chain[0].name in wanted
+            _entry(call, result_class, r.resource_type, name, chain, req.include_synonyms)
+            for name, chain in values
+            if wanted is None or name in wanted
         ]
         results.append(
             call.build(
@@ -161,7 +167,11 @@ def describe_configs(call: Call) -> Any:
     return call.respond(results=results)
 
 
-def _described(call: Call, r: ResourceIn) -> tuple[ErrorCode, str | None, list[list[Value]]]:
+Described = list[tuple[str, list[Value]]]
+"""Config name -> its values, strongest first (the first is what it is worth)."""
+
+
+def _described(call: Call, r: ResourceIn) -> tuple[ErrorCode, str | None, Described]:
     release = release_of(call.state.release)
     name = r.resource_name
     if r.resource_type == TOPIC:
@@ -169,15 +179,19 @@ def _described(call: Call, r: ResourceIn) -> tuple[ErrorCode, str | None, list[l
         if topic is None:
             return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Topic {name} does not exist.", []
         known = table(TOPIC, release)
-        chains = [topic_chain(call, topic.configs, c) for c in known.values()]
+        chains = [(c.name, topic_chain(call, topic.configs, c)) for c in known.values()]
         chains += [
-            [Value(k, v, DYNAMIC_TOPIC_CONFIG)] for k, v in topic.configs.items() if k not in known
+            (k, [Value(k, v, DYNAMIC_TOPIC_CONFIG)])
+            for k, v in topic.configs.items()
+            if k not in known
         ]
-        return ErrorCode.NONE, None, sorted(chains, key=lambda c: c[0].name)
+        return ErrorCode.NONE, None, sorted(chains, key=lambda c: c[0])
     if r.resource_type == BROKER:
         if name == "":  # the cluster-wide dynamic defaults only
             own = call.state.configs.get((BROKER, ""), {})
-            values = [[Value(k, v, DYNAMIC_DEFAULT_BROKER_CONFIG)] for k, v in sorted(own.items())]
+            values = [
+                (k, [Value(k, v, DYNAMIC_DEFAULT_BROKER_CONFIG)]) for k, v in sorted(own.items())
+            ]
             return ErrorCode.NONE, None, values
         if name != str(call.node.node_id):
             return (
@@ -188,7 +202,7 @@ def _described(call: Call, r: ResourceIn) -> tuple[ErrorCode, str | None, list[l
         return (
             ErrorCode.NONE,
             None,
-            [broker_chain(call, c.name, c) for c in table(BROKER, release).values()],
+            [(c.name, broker_chain(call, c.name, c)) for c in table(BROKER, release).values()],
         )
     if r.resource_type == GROUP:
         own = call.state.configs.get((GROUP, name), {})
@@ -202,27 +216,36 @@ def _described(call: Call, r: ResourceIn) -> tuple[ErrorCode, str | None, list[l
                 broker = table(BROKER, release).get(config.synonym)
                 if broker is not None:
                     default = broker_chain(call, config.synonym, broker)[0].value
-            chains.append(chain + [Value(config.name, default, DEFAULT_CONFIG)])
+            chains.append((config.name, chain + [Value(config.name, default, DEFAULT_CONFIG)]))
         return ErrorCode.NONE, None, chains
     if r.resource_type in (CLIENT_METRICS, BROKER_LOGGER):
         own = call.state.configs.get((r.resource_type, name), {})
-        return ErrorCode.NONE, None, [[Value(k, v, DEFAULT_CONFIG)] for k, v in sorted(own.items())]
+        return (
+            ErrorCode.NONE,
+            None,
+            [(k, [Value(k, v, DEFAULT_CONFIG)]) for k, v in sorted(own.items())],
+        )
     return ErrorCode.INVALID_REQUEST, f"Unsupported resource type {r.resource_type}", []
 
 
 def _entry(
-    call: Call, result_class: type, resource_type: int, chain: list[Value], synonyms: bool
+    call: Call,
+    result_class: type,
+    resource_type: int,
+    name: str,
+    chain: list[Value],
+    synonyms: bool,
 ) -> Any:
     config_class = call.item(result_class, "configs")
     synonym_class = call.item(config_class, "synonyms")
     head = chain[0]
     release = release_of(call.state.release)
-    known = table(resource_type, release).get(head.name)
+    known = table(resource_type, release).get(name)
     return call.build(
         config_class,
-        name=head.name,
+        name=name,
         value=head.value,
-        read_only=resource_type == BROKER and not _dynamic(head.name, release),
+        read_only=resource_type == BROKER and not _dynamic(name, release),
         is_default=head.source == DEFAULT_CONFIG,
         config_source=head.source,
         is_sensitive=False,
