@@ -17,6 +17,8 @@ from kafka_specgen.fake_broker.shapes import Shapes
 def _jsonable(value: Any) -> Any:
     if isinstance(value, uuid.UUID):
         return base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode()
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
