@@ -46,14 +46,15 @@ class Speaker:
     def _known(self, cls: type, fields: dict[str, Any]) -> dict[str, Any]:
         kept = {}
         for name, value in fields.items():
-            if not self.shapes.has(cls, name):
+            attr = self.shapes.attr(cls, name)  # "offset" is the attribute offset_
+            if attr is None:
                 continue
             if isinstance(value, dict):
                 value = self._known(self.shapes.item(cls, name), value)
             elif isinstance(value, list) and value and isinstance(value[0], dict):
                 item = self.shapes.item(cls, name)
                 value = [self._known(item, v) for v in value]
-            kept[name] = value
+            kept[attr] = value
         return kept
 
     def __call__(self, api_key: int, version: int | None = None, **fields: Any) -> Any:
