@@ -29,7 +29,15 @@ def modules() -> Path:
         home.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix="staging-", dir=home.parent))
         done = subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(staging), f"kafkajs@{VERSION}"],
+            [
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(staging),
+                f"kafkajs@{VERSION}",
+            ],
             capture_output=True,
             text=True,
             timeout=300,

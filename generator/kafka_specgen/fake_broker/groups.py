@@ -255,6 +255,7 @@ def sync_group(call: Call) -> Any:
             m.assignment = given.get(m.member_id, b"")
         group.state = STABLE
         group.changed.fire()
+        rebalance.watch(group)  # the members' sessions count from now on
     generation, member_id = group.generation, req.member_id
 
     def poll(now: float, expired: bool) -> Any:
