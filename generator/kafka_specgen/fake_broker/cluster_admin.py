@@ -20,7 +20,7 @@ LOG_DIR = "/tmp/kafka-logs"
 METADATA_TOPIC = "__cluster_metadata"
 LOG_DIRS_NAMES = Names(
     renamed={"partitions": ("partition_index",)},  # the request's name until Kafka 2.8
-    absent={"total_bytes": -1, "usable_bytes": -1, "is_cordoned": False},
+    absent={"total_bytes": -1, "usable_bytes": -1, "is_cordoned": False, "error_code": 0},
 )
 QUORUM_NAMES = Names(
     absent={
@@ -195,17 +195,21 @@ def describe_quorum(call: Call) -> Any:
                 )
             )
         topics.append(call.build(topic_class, topic_name=t.topic_name, partitions=partitions))
-    node_class = call.item(call.response, "nodes")
-    listener_class = call.item(node_class, "listeners")
-    nodes = [
-        call.build(
-            node_class,
-            node_id=leader.node_id,
-            listeners=[
-                call.build(listener_class, name="CONTROLLER", host=leader.host, port=leader.port)
-            ],
-        )
-    ]
+    nodes = []
+    if call.has(call.response, "nodes"):  # v2 (Kafka 3.9)
+        node_class = call.item(call.response, "nodes")
+        listener_class = call.item(node_class, "listeners")
+        nodes = [
+            call.build(
+                node_class,
+                node_id=leader.node_id,
+                listeners=[
+                    call.build(
+                        listener_class, name="CONTROLLER", host=leader.host, port=leader.port
+                    )
+                ],
+            )
+        ]
     return call.respond(error_code=ErrorCode.NONE, error_message=None, topics=topics, nodes=nodes)
 
 

@@ -54,7 +54,11 @@ CLIENT_MEMBER_ID_VERSION = 1
 GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11)
 NO_OPERATIONS = -(2**31)
 
-NAMES = Names(absent={"subscribed_topic_regex": None, "member_type": -1})  # Kafka 4.0
+NAMES = Names(
+    # the early-access draft in Kafka 3.5-3.6's specs (never advertised) named the assignment so
+    renamed={"topic_partitions": ("assigned_topic_partitions",)},
+    absent={"subscribed_topic_regex": None, "member_type": -1},  # Kafka 4.0
+)
 
 
 class OwnedIn(Protocol):
