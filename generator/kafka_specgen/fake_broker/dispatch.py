@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from . import cluster_admin, configs, consumer_groups, coordinator, fetch, group_admin, groups
 from . import list_offsets, maintenance, metadata, offsets, partition_admin, produce, topics, txn
-from . import share_fetch, share_groups, txn_admin
+from . import share_fetch, share_groups, share_offsets, txn_admin
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -42,6 +42,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     txn_admin,
     share_groups,
     share_fetch,
+    share_offsets,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 
