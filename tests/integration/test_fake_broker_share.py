@@ -176,6 +176,9 @@ def test_members_share_a_partition_record_by_record(cluster: FakeCluster) -> Non
         assert values[1:] == [f"v{n}".encode() for n in range(1, 6)]
         wrong = b.acknowledge(cluster, [(0, 0, ACCEPT)])
         assert partition(wrong).error_code == INVALID_RECORD_STATE
+        # a range wider than what is in flight is refused before any work (a hostile peer)
+        huge = b.acknowledge(cluster, [(1, 10**15, ACCEPT)])
+        assert partition(huge).error_code == INVALID_RECORD_STATE
         released = a.fetch(cluster, acks=[(0, 0, RELEASE)], max_records=1, share_acquire_mode=1)
         assert partition(released).acknowledge_error_code == NONE
         assert acquired(released) == [(0, 0, 2)]  # delivered a second time

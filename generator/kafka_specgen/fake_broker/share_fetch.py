@@ -311,9 +311,11 @@ def _ack_batch(
     deadline: float,
     renew_allowed: bool,
 ) -> ErrorCode:
-    first, last, kinds = batch.first_offset, batch.last_offset, list(batch.acknowledge_types)
+    first, last, kinds = batch.first_offset, batch.last_offset, batch.acknowledge_types
     if last < first or len(kinds) not in (1, last - first + 1):
         return ErrorCode.INVALID_REQUEST
+    if last - first >= share.in_flight():  # at most what is in flight (bounds the work)
+        return ErrorCode.INVALID_RECORD_STATE
     if any(k not in (0, 1, 2, 3, 4) or (k == RENEW and not renew_allowed) for k in kinds):
         return ErrorCode.INVALID_REQUEST
     if len(kinds) == 1:
@@ -369,11 +371,11 @@ def _acquire(
                 break
             if data and size + len(data) + len(batch.data) > budget:
                 break
-            offsets = [
-                o
-                for o in range(max(batch.base_offset, share.start), batch.next_offset)
-                if share.acquirable(o, locks)
-            ]
+            # at most max_record_locks offsets above the start offset are looked at
+            window = range(
+                max(batch.base_offset, share.start), min(batch.next_offset, share.start + locks)
+            )
+            offsets = [o for o in window if share.acquirable(o, locks)]
             if exact:
                 offsets = offsets[: wanted - taken]
             if not offsets:

@@ -64,7 +64,7 @@ class SharePartition:
     ) -> bool:
         """Apply one acknowledgement to ``first``..``last``; False (and nothing changed)
         if any of them is not acquired by ``member_id`` (INVALID_RECORD_STATE)."""
-        if last < first or last - first > 1_000_000:
+        if last < first or last - first >= len(self.records):  # more than is in flight
             return False
         for offset in range(first, last + 1):
             held = self.records.get(offset)
