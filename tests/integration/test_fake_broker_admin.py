@@ -519,6 +519,28 @@ def test_kafka_python_admin_client(cluster: FakeCluster) -> None:
         assert admin.list_partition_reassignments() == {}
         topics = admin.describe_topic_partitions(["t"])["topics"]
         assert [len(t["partitions"]) for t in topics] == [3]
+        admin.alter_partition_reassignments({TopicPartition("t", 2): [1]})
+        assert cluster.state.topics["t"].partitions[2].leader == 1
+        from kafka import TopicPartitionReplica
+
+        moved = admin.alter_replica_log_dirs(
+            {
+                TopicPartitionReplica("t", 2, 1): "/tmp/kafka-logs",
+                TopicPartitionReplica("t", 0, 0): "/elsewhere",
+            }
+        )
+        assert sorted(e.__name__ for e in moved.values()) == ["LogDirNotFoundError", "NoError"]
+        elected = admin.elect_leaders(0, {"t": [0]}, raise_errors=False)
+        [result] = elected.replica_election_results[0].partition_result
+        assert result.error_code == ELECTION_NOT_NEEDED
+        cluster.call(
+            lambda: cluster.state.group("old").offsets.update(
+                {("t", 0): CommittedOffset(1, -1, "")}
+            )
+        )
+        dropped = admin.delete_group_offsets("old", [TopicPartition("t", 0)])
+        assert [e.__name__ for e in dropped.values()] == ["NoError"]
+        assert cluster.state.groups["old"].offsets == {}
     finally:
         admin.close()
         producer.close(timeout=1)
