@@ -568,3 +568,42 @@ def test_kafkajs_admin() -> None:
     assert out["deleteGroups"] == [{"groupId": "kg", "errorCode": 0}]
     assert out["describeCluster"] == 2
     assert not any(isinstance(v, dict) and "error" in v for v in out.values()), out
+
+
+def test_offset_fetch_returns_the_committed_leader_epoch(cluster: FakeCluster) -> None:
+    coordinator = cluster.state.coordinator("epochs").node_id
+    with Speaker(cluster, coordinator) as speak:
+        speak(
+            ApiKey.OFFSET_COMMIT,
+            group_id="epochs",
+            generation_id_or_member_epoch=-1,
+            member_id="",
+            topics=[
+                {
+                    "name": "t",
+                    "topic_id": cluster.state.topics["t"].topic_id,
+                    "partitions": [
+                        {"partition_index": 0, "committed_offset": 9, "committed_leader_epoch": 7}
+                    ],
+                }
+            ],
+        )
+        low, high = cluster.versions[ApiKey.OFFSET_FETCH]
+        for version in range(max(low, 5), high + 1):  # the epoch came with v5
+            topics = [
+                {
+                    "name": "t",
+                    "topic_id": cluster.state.topics["t"].topic_id,
+                    "partition_indexes": [0],
+                }
+            ]
+            answer = speak(
+                ApiKey.OFFSET_FETCH,
+                version=version,
+                group_id="epochs",
+                topics=topics,
+                groups=[{"group_id": "epochs", "topics": topics}],
+            )
+            topic = answer.groups[0].topics[0] if version >= 8 else answer.topics[0]
+            [partition] = topic.partitions
+            assert (partition.committed_offset, partition.committed_leader_epoch) == (9, 7), version

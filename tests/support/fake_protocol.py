@@ -58,7 +58,12 @@ class Speaker:
         return kept
 
     def __call__(self, api_key: int, version: int | None = None, **fields: Any) -> Any:
-        return self.client.request(self.make(api_key, **fields), version=version)
+        """The answer to the request; at ``version``, the fields that version lacks are
+        reset first (one call speaks every version)."""
+        request = self.make(api_key, **fields)
+        if version is not None:
+            request = self.shapes.fit(request, version)
+        return self.client.request(request, version=version)
 
     def close(self) -> None:
         self.client.close()
