@@ -57,7 +57,7 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="append every frame to FILE in the capture format (for `kafka-specgen pipeline`)",
     )
-    limits = parser.add_argument_group("limits (Kafka's defaults)")
+    limits = parser.add_argument_group("limits and settings (Kafka's defaults unless said)")
     for name, text, default in options():
         limits.add_argument(
             "--" + name.replace("_", "-"),
