@@ -132,6 +132,25 @@ def test_member_epochs_are_checked(cluster: FakeCluster) -> None:
             ApiKey.CONSUMER_GROUP_HEARTBEAT, group_id="g", member_id="nobody", member_epoch=1
         )
         assert stranger.error_code == UNKNOWN_MEMBER_ID
+        nowhere = speak(
+            ApiKey.CONSUMER_GROUP_HEARTBEAT, group_id="missing", member_id="m", member_epoch=1
+        )
+        assert (nowhere.error_code, nowhere.error_message) == (
+            GROUP_ID_NOT_FOUND,
+            "Consumer group missing not found.",
+        )
+        speak(
+            ApiKey.SHARE_GROUP_HEARTBEAT,
+            group_id="shared",
+            member_id="s",
+            member_epoch=0,
+            subscribed_topic_names=["t"],
+        )
+        other = Member(speak, "shared").beat()
+        assert (other.error_code, other.error_message) == (
+            GROUP_ID_NOT_FOUND,
+            "Group shared is not a consumer group",
+        )
         # the answer with epoch 2 was lost: epoch 1 with a subset of the assignment is fine
         b = Member(speak)
         b.beat()

@@ -30,20 +30,22 @@ class GroupRefused(Exception):
 
 
 def find_group(state: ClusterState, group_id: str, kind: str, *, create: bool) -> Group:
-    """The ``kind`` ("consumer" or "share") group ``group_id``: created if ``create``
-    (an empty classic group of that id becomes one, keeping its offsets), else
-    UNKNOWN_MEMBER_ID; a group of another type: GROUP_ID_NOT_FOUND."""
+    """The ``kind`` ("consumer" or "share") group ``group_id``, created if ``create`` (an
+    empty classic group of that id becomes one, its offsets kept); GROUP_ID_NOT_FOUND for
+    a missing one or one of another type (apache/kafka
+    ``GroupMetadataManager.getOrMaybeCreateConsumerGroup`` and its share twin)."""
     group = state.groups.get(group_id)
     if group is None:
         if not create:
             raise GroupRefused(
-                ErrorCode.UNKNOWN_MEMBER_ID, f"{kind.capitalize()} group {group_id} not found."
+                ErrorCode.GROUP_ID_NOT_FOUND, f"{kind.capitalize()} group {group_id} not found."
             )
         group = state.group(group_id)
     if group.type != kind:
         if group.type != "classic" or not group.empty or not create:
+            end = "." if kind == "share" else ""  # Kafka's two messages differ so
             raise GroupRefused(
-                ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a {kind} group."
+                ErrorCode.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a {kind} group{end}"
             )
         group.watchdog.clear()
         group.type, group.modern = kind, ModernGroup(kind)
