@@ -40,6 +40,8 @@ def delete_groups(call: Call) -> Any:
         else:
             code = ErrorCode.NONE
             group.watchdog.clear()
+            for share in group.modern.shares.values() if group.modern is not None else ():
+                share.locks.clear()  # a share group's state goes with it
             del call.state.groups[group_id]
             group.state = "Dead"
             group.changed.fire()
