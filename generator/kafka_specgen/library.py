@@ -103,7 +103,6 @@ def spec_set(specs: SpecSource) -> SpecSet:
     return SpecSet.of_paths([specs] if isinstance(specs, (str, Path)) else specs)
 
 
-
 DEFAULT_PACKAGE = "kafka_messages"
 """The name of a generated package unless told otherwise (``generate --package``)."""
 BUNDLED_FACTS = "bundled"

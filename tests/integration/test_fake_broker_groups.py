@@ -359,3 +359,37 @@ def test_static_consumers_restart_without_a_rebalance() -> None:
             if restarted is not None:
                 restarted.close()
         assert c.failures == []
+
+
+def test_a_silent_member_is_removed_by_the_groups_timer() -> None:
+    """A member that stops heartbeating leaves after its session timeout although nobody
+    sends the group anything (the group's watchdog on the loop's timers)."""
+    with FakeCluster(NEWEST, topics={"t": 1}) as c:
+        member = Member(c, "quiet")
+        member.get_member_id()
+        join = member.join_request()
+        join.session_timeout_ms = 300
+        join.member_id = member.member_id
+        assert member.joined(member.client.send(join)).error_code == 0
+        assert member.sync({member.member_id: b"A"}).error_code == 0
+        group = c.state.groups["quiet"]
+        deadline = time.monotonic() + 5
+        while c.call(lambda: group.state) != "Empty" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group.state == "Empty" and not group.members
+        member.close()
+        assert c.failures == []
+
+
+@pytest.mark.parametrize("delay_ms", [0, 400])
+def test_the_initial_rebalance_delay_is_an_option(delay_ms: int) -> None:
+    """group.initial.rebalance.delay.ms: the first rebalance of an empty group waits this
+    long for more members (Kafka's default is 3000; the fake broker's 100)."""
+    with FakeCluster(NEWEST, topics={"t": 1}, group_initial_rebalance_delay_ms=delay_ms) as c:
+        member = Member(c, "g")
+        member.get_member_id()
+        started = time.monotonic()
+        assert member.join().error_code == 0
+        waited = time.monotonic() - started
+        assert (waited >= 0.4) if delay_ms else (waited < 0.4)
+        member.close()

@@ -22,11 +22,15 @@ The modules:
   answers), ``dispatch`` (which handler answers what, the hooks);
 - one module per API family, each declaring its ``HANDLERS`` with the versions they
   implement: ``produce`` (with ``batches``), ``fetch``, ``list_offsets``, ``metadata``,
-  ``topics``, ``configs``, ``coordinator``, ``groups`` (with ``rebalance``), ``offsets``,
-  ``txn``, ``features``;
+  ``topics``, ``configs`` (with ``config_defaults``), ``coordinator``, ``groups`` (with
+  ``rebalance``), ``offsets``, ``group_admin``, ``consumer_groups`` (KIP-848, with
+  ``modern``, ``modern_groups``, ``assignors``, ``topic_regex``), ``share_groups``,
+  ``share_fetch`` and ``share_offsets`` (KIP-932, with ``share_state``), ``txn``,
+  ``txn_admin``, ``maintenance`` (retention, DeleteRecords, compaction),
+  ``partition_admin``, ``cluster_admin``, ``features`` (UpdateFeatures);
 - ``state`` and ``log`` (what the cluster remembers), ``call`` (what a handler gets),
-  ``waiting`` (``Wait``, ``Signal``), ``shapes`` (field names across releases),
-  ``limits``, ``apikeys``, ``errors``, ``release``.
+  ``waiting`` (``Wait``, ``Signal``), ``clock`` (timers on the loop), ``shapes`` (field
+  names across releases), ``limits``, ``apikeys``, ``errors``, ``release``.
 
 Hooks for tests: ``control(api_key, fn)`` answers an API your way (``fn(call)`` returns a
 response, ``DISCONNECT``, or None for the usual answer), ``inject(api_key, error_code)``

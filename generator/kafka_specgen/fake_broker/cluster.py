@@ -12,6 +12,7 @@ from ..broker_releases import BrokerRelease, releases
 from ..errors import SpecError
 from ..library import GeneratedPackage, SpecSet, generated_package, spec_set
 from ..pipeline import frames
+from . import maintenance
 from .apikeys import ApiKey
 from .call import Call
 from .dispatch import Routes, advertised, erring, missing, serving
@@ -151,6 +152,10 @@ class FakeCluster:
             registry,
             frames,
         )
+        self.state.timers = self._server.loop
+        self.state.group_initial_rebalance_delay = (
+            self.limits.group_initial_rebalance_delay_ms / 1000
+        )
         if record is not None:
             self._record_file = open(record, "a", encoding="utf-8")
             self.routes.record = self._record_file
@@ -164,6 +169,7 @@ class FakeCluster:
     def start(self) -> FakeCluster:
         """Serve, on a background thread (the cluster's event loop)."""
         if not self._started and not self._closed:
+            maintenance.start(self.state, self.limits)
             self._server.start()
             self._started = True
         return self
@@ -222,6 +228,19 @@ class FakeCluster:
             self.state.create_topic(name, partitions)
 
         self.call(create)
+
+    def compact(self, topic: str | None = None) -> int:
+        """Compact now, as Kafka's log cleaner does, every topic whose cleanup.policy has
+        ``compact`` (or only ``topic``); returns how many records went."""
+        records = self.package.module("records")
+        removed: int = self.call(lambda: maintenance.compact(self.state, records, topic))
+        return removed
+
+    def apply_retention(self) -> int:
+        """Apply retention.ms and retention.bytes now (the loop does it every
+        ``log_retention_check_interval_ms``); returns how many batches went."""
+        gone: int = self.call(lambda: maintenance.apply_retention(self.state))
+        return gone
 
     def control(self, api_key: int, fn: Callable[[Call], Any] | None) -> None:
         """Answer ``api_key`` with ``fn(call)`` (None from it: the usual answer);

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
-from .limits import options
+from .limits import minimum, options
 
 
 def register(commands: Any) -> None:
@@ -77,7 +77,7 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="append every frame to FILE in the capture format (for `kafka-specgen pipeline`)",
     )
-    limits = parser.add_argument_group("limits (Kafka's defaults)")
+    limits = parser.add_argument_group("limits and settings (Kafka's defaults unless said)")
     for name, text, default in options():
         limits.add_argument(
             "--" + name.replace("_", "-"),
@@ -117,8 +117,10 @@ def run(args: argparse.Namespace) -> int:
         topics = parse_topics(args.topics)
         limits = {name: getattr(args, name) for name, _, _ in options()}
         for name, value in limits.items():
-            if value < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
+            if value < minimum(name):
+                raise ValueError(
+                    f"--{name.replace('_', '-')} must be at least {minimum(name)}, not {value}"
+                )
         cluster = FakeCluster(
             args.specs,
             release=args.release,

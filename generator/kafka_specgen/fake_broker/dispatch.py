@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import configs, coordinator, fetch, groups, list_offsets, metadata, offsets, produce
-from . import topics, txn
+from . import cluster_admin, configs, consumer_groups, coordinator, fetch, group_admin, groups
+from . import list_offsets, maintenance, metadata, offsets, partition_admin, produce, topics, txn
+from . import share_fetch, share_groups, share_offsets, txn_admin
 from . import features
 from .apikeys import ApiKey
 from .call import Call
@@ -34,6 +35,15 @@ API_MODULES: tuple[ModuleType, ...] = (
     groups,
     offsets,
     txn,
+    consumer_groups,
+    maintenance,
+    group_admin,
+    partition_admin,
+    cluster_admin,
+    txn_admin,
+    share_groups,
+    share_fetch,
+    share_offsets,
     features,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""

@@ -76,6 +76,10 @@ def join_group(call: Call) -> Any:
     if req.member_id and req.group_id not in state.groups:
         return _join_error(call, ErrorCode.UNKNOWN_MEMBER_ID, req.member_id)
     group = state.group(req.group_id)
+    if group.type != "classic":
+        if not group.empty:  # Kafka converts a live consumer group only by its migration policy
+            return _join_error(call, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.member_id)
+        group.type, group.modern, group.state = "classic", None, EMPTY  # as Kafka converts one
     rebalance.tick(group, now)
     protocols = [(p.name, p.metadata) for p in req.protocols]
     if not rebalance.supports(group, req.protocol_type, protocols):
@@ -251,6 +255,7 @@ def sync_group(call: Call) -> Any:
             m.assignment = given.get(m.member_id, b"")
         group.state = STABLE
         group.changed.fire()
+        rebalance.watch(group)  # the members' sessions count from now on
     generation, member_id = group.generation, req.member_id
 
     def poll(now: float, expired: bool) -> Any:
@@ -382,13 +387,15 @@ def describe_groups(call: Call) -> Any:
             described.append(
                 call.build(group_class, error_code=ErrorCode.NOT_COORDINATOR, group_id=group_id)
             )
-        elif group is None:
+        elif group is None or group.type != "classic":
+            # a consumer or share group is described by its own API (ConsumerGroupDescribe)
             missing = call.version >= GROUP_NOT_FOUND_VERSION
+            why = "not found" if group is None else "is not a classic group"
             described.append(
                 call.build(
                     group_class,
                     error_code=ErrorCode.GROUP_ID_NOT_FOUND if missing else ErrorCode.NONE,
-                    error_message=f"Group {group_id} not found." if missing else None,
+                    error_message=f"Group {group_id} {why}." if missing else None,
                     group_id=group_id,
                     group_state="Dead",
                     protocol_type="",
@@ -438,15 +445,15 @@ def list_groups(call: Call) -> Any:
         if not coordinates(call, group.group_id):
             continue
         rebalance.tick(group, call.now)
-        if (states and group.state.lower() not in states) or (types and "classic" not in types):
+        if (states and group.state.lower() not in states) or (types and group.type not in types):
             continue
         listed.append(
             call.build(
                 item,
                 group_id=group.group_id,
-                protocol_type=group.protocol_type,
+                protocol_type=group.protocol_type if group.type == "classic" else group.type,
                 group_state=group.state,
-                group_type="classic",
+                group_type=group.type,
             )
         )
     return call.respond(error_code=ErrorCode.NONE, groups=listed)

@@ -1,4 +1,5 @@
-"""The sizes and counts the fake broker caps, at Kafka's defaults, and their options.
+"""The sizes and counts the fake broker caps, at Kafka's defaults, the group coordinator's
+and the log's settings, and their options.
 
 Each is a keyword argument of ``FakeCluster`` and an option of ``kafka-specgen fake-broker``
 (the field name with dashes); the help texts below are the command's.
@@ -12,8 +13,8 @@ from typing import Any
 MIB = 1 << 20
 
 
-def _limit(default: int, text: str) -> Any:
-    return field(default=default, metadata={"help": text})
+def _limit(default: int, text: str, minimum: int = 1) -> Any:
+    return field(default=default, metadata={"help": text, "minimum": minimum})
 
 
 @dataclass(frozen=True)
@@ -58,15 +59,66 @@ class Limits:
         "(Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN; default 5)",
     )
 
+    # --- the group coordinator's and the log's settings (Kafka's names, fake defaults) -----
+    group_initial_rebalance_delay_ms: int = _limit(
+        100,
+        "how long the first rebalance of an empty classic group waits for more members "
+        "(Kafka's group.initial.rebalance.delay.ms, 3000 there; default 100 here, for tests)",
+        minimum=0,
+    )
+    group_consumer_heartbeat_interval_ms: int = _limit(
+        5000,
+        "the heartbeat interval consumer group members (KIP-848) are told to keep "
+        "(Kafka's group.consumer.heartbeat.interval.ms; default 5000)",
+    )
+    group_consumer_session_timeout_ms: int = _limit(
+        45000,
+        "a consumer group member (KIP-848) that does not heartbeat for this long is removed "
+        "(Kafka's group.consumer.session.timeout.ms; default 45000)",
+    )
+    group_share_heartbeat_interval_ms: int = _limit(
+        5000,
+        "the heartbeat interval share group members (KIP-932) are told to keep "
+        "(Kafka's group.share.heartbeat.interval.ms; default 5000)",
+    )
+    group_share_session_timeout_ms: int = _limit(
+        45000,
+        "a share group member that does not heartbeat for this long is removed "
+        "(Kafka's group.share.session.timeout.ms; default 45000)",
+    )
+    group_share_record_lock_duration_ms: int = _limit(
+        30000,
+        "how long a share group member holds the records it was given before they go to "
+        "others (Kafka's group.share.record.lock.duration.ms; default 30000)",
+    )
+    group_share_delivery_count_limit: int = _limit(
+        5,
+        "deliveries of a record to share group members before it is archived "
+        "(Kafka's group.share.delivery.count.limit; default 5)",
+    )
+    group_share_partition_max_record_locks: int = _limit(
+        2000,
+        "records of one partition that a share group may hold at once "
+        "(Kafka's group.share.partition.max.record.locks; default 2000)",
+    )
+    log_retention_check_interval_ms: int = _limit(
+        300000,
+        "how often topics' retention.ms and retention.bytes are applied "
+        "(Kafka's log.retention.check.interval.ms; default 300000)",
+    )
+
     def with_values(self, values: dict[str, int]) -> Limits:
         """These limits with ``values`` (field names) changed; ``ValueError`` for an unknown
-        name or a value below 1."""
-        known = {f.name for f in fields(self)}
+        name or a value below the field's minimum (1, or 0 where 0 means "none")."""
+        known = {f.name: int(f.metadata["minimum"]) for f in fields(self)}
         for name, value in values.items():
             if name not in known:
                 raise ValueError(f"no limit {name!r}: the limits are {', '.join(sorted(known))}")
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+            least = known[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(
+                    f"{name} must be a whole number of at least {least}, not {value!r}"
+                )
         return replace(self, **values)
 
 
@@ -74,3 +126,8 @@ def options() -> list[tuple[str, str, int]]:
     """(field name, help text, default) of every limit, for the command's options."""
     defaults = Limits()
     return [(f.name, str(f.metadata["help"]), getattr(defaults, f.name)) for f in fields(Limits)]
+
+
+def minimum(name: str) -> int:
+    """The least value the limit ``name`` takes."""
+    return next(int(f.metadata["minimum"]) for f in fields(Limits) if f.name == name)

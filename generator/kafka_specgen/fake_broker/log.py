@@ -12,6 +12,7 @@ import uuid
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from .waiting import Signal
 
@@ -53,6 +54,8 @@ class ProducerEntry:
 
     epoch: int
     batches: deque[BatchMetadata]
+    last_timestamp: int = -1
+    coordinator_epoch: int = -1
 
     @property
     def last_sequence(self) -> int:
@@ -82,6 +85,8 @@ class PartitionLog:
     """Producer id -> its epoch and last batches, for the idempotence checks."""
     arrivals: Signal = field(default_factory=Signal, repr=False)
     """Fired on every append."""
+    size: int = 0
+    """Bytes of the batches kept (what retention.bytes limits)."""
     _bases: list[int] = field(default_factory=list, repr=False)
 
     @property
@@ -110,6 +115,7 @@ class PartitionLog:
             )
         )
         self._bases.append(base)
+        self.size += len(raw)
         self.end = base + count
         if transactional and not control and producer_id not in self.open_txns:
             self.open_txns[producer_id] = base
@@ -147,12 +153,53 @@ class PartitionLog:
             size += len(batch.data)
         return size
 
-    def offset_for_time(self, timestamp: int) -> tuple[int, int]:
-        """(offset, timestamp) of the first batch whose records reach ``timestamp``."""
+    # --- log maintenance (retention, DeleteRecords, compaction) ---------------------------
+
+    def delete_before(self, offset: int) -> None:
+        """Move the log start offset up to ``offset`` (at most the end), dropping the
+        batches wholly below it (a batch that straddles it is kept, as a segment is)."""
+        offset = min(max(offset, self.log_start), self.end)
+        self.log_start = offset
+        gone = 0
+        while gone < len(self.batches) and self.batches[gone].next_offset <= offset:
+            self.size -= len(self.batches[gone].data)
+            gone += 1
+        if gone:
+            del self.batches[:gone]
+            del self._bases[:gone]
+        self.aborted = [a for a in self.aborted if a.last_offset >= offset]
+
+    def replace_batches(self, batches: list[StoredBatch]) -> None:
+        """Put the batches compaction kept in place of the log's (same offsets, fewer
+        records)."""
+        self.batches = batches
+        self._bases = [b.base_offset for b in batches]
+        self.size = sum(len(b.data) for b in batches)
+
+    def offset_for_time(self, records: Any, timestamp: int) -> tuple[int, int]:
+        """(offset, timestamp) of the first record whose timestamp reaches ``timestamp``
+        (apache/kafka ``UnifiedLog.fetchOffsetByTimestamp``), else (-1, -1)."""
         for batch in self.batches:
-            if not batch.control and batch.max_timestamp >= timestamp:
-                return batch.base_offset, batch.max_timestamp
+            if batch.control or batch.max_timestamp < timestamp:
+                continue
+            for record in records.RecordBatch(batch.data).records():
+                if record.timestamp >= timestamp and record.offset >= self.log_start:
+                    return record.offset, record.timestamp
         return -1, -1
+
+    def max_timestamp(self, records: Any) -> tuple[int, int]:
+        """(timestamp, offset) of the record with the largest timestamp (the first of them),
+        else (-1, -1) (KIP-734)."""
+        best: StoredBatch | None = None
+        for batch in self.batches:
+            if not batch.control and (best is None or batch.max_timestamp > best.max_timestamp):
+                best = batch
+        if best is None:
+            return -1, -1
+        for record in records.RecordBatch(best.data).records():
+            if record.timestamp == best.max_timestamp:
+                return record.timestamp, record.offset
+        return best.max_timestamp, best.base_offset
 
     def aborted_in(self, start: int, end: int) -> list[AbortedTxn]:
         return [a for a in self.aborted if a.last_offset >= start and a.first_offset < end]

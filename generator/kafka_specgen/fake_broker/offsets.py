@@ -26,12 +26,16 @@ ZERO_UUID = uuid.UUID(int=0)
 GROUP_NOT_FOUND_VERSION = 9
 #: OffsetFetch v8 looks up several groups at once (KIP-709)
 GROUPS_VERSION = 8
+#: consumer group members (KIP-848) commit with OffsetCommit v9 or later
+MODERN_COMMIT_VERSION = 9
 
 COMMIT_NAMES = Names(
     renamed={"generation_id_or_member_epoch": ("generation_id",)},  # renamed in Kafka 3.6
     absent={"topic_id": ZERO_UUID},  # OffsetCommit v10, Kafka 4.1
 )
-FETCH_NAMES = Names(absent={"topic_id": ZERO_UUID, "groups": ()})  # v8 came with Kafka 3.0
+FETCH_NAMES = Names(  # v8 came with Kafka 3.0, v9 (member id and epoch) with 3.7
+    absent={"topic_id": ZERO_UUID, "groups": (), "member_id": None, "member_epoch": -1}
+)
 
 
 class CommitPartitionIn(Protocol):
@@ -70,7 +74,10 @@ def offset_commit(call: Call) -> Any:
                 code = ErrorCode.GROUP_ID_NOT_FOUND
             return commit_response(call, req.topics, code, None)
     rebalance.tick(group, call.now)
-    code = validate_commit(group, req.member_id, req.group_instance_id, generation)
+    if group.type != "classic":
+        code = validate_modern_commit(group, req.member_id, generation, call.version)
+    else:
+        code = validate_commit(group, req.member_id, req.group_instance_id, generation)
     if code == ErrorCode.NONE and req.member_id in group.members:
         group.members[req.member_id].last_seen = call.now
     return commit_response(
@@ -97,6 +104,40 @@ def validate_commit(
     if group.state == COMPLETING:
         return ErrorCode.REBALANCE_IN_PROGRESS
     return ErrorCode.NONE
+
+
+def validate_modern_commit(
+    group: Group, member_id: str | None, epoch: int, version: int
+) -> ErrorCode:
+    """apache/kafka ``ConsumerGroup.validateOffsetCommit``: an admin's commit (epoch -1)
+    only while the group is empty; else the member's current epoch, with OffsetCommit v9 or
+    later."""
+    modern = group.modern
+    if modern is None or modern.kind != "consumer":
+        return ErrorCode.GROUP_ID_NOT_FOUND
+    if epoch < 0 and not modern.members:
+        return ErrorCode.NONE
+    member = modern.members.get(member_id or "")
+    if member is None:
+        return ErrorCode.UNKNOWN_MEMBER_ID
+    if version < MODERN_COMMIT_VERSION:
+        return ErrorCode.UNSUPPORTED_VERSION
+    if epoch != member.member_epoch:
+        return ErrorCode.STALE_MEMBER_EPOCH
+    return ErrorCode.NONE
+
+
+def validate_modern_fetch(group: Group | None, member_id: str | None, epoch: int) -> ErrorCode:
+    """apache/kafka ``ConsumerGroup.validateOffsetFetch``: a member that names itself must
+    be one, at its current epoch."""
+    if group is None or group.modern is None or (member_id is None and epoch < 0):
+        return ErrorCode.NONE
+    if not member_id and epoch < 0:
+        return ErrorCode.NONE
+    member = group.modern.members.get(member_id or "")
+    if member is None:
+        return ErrorCode.UNKNOWN_MEMBER_ID
+    return ErrorCode.NONE if epoch == member.member_epoch else ErrorCode.STALE_MEMBER_EPOCH
 
 
 def commit_response(
@@ -145,6 +186,8 @@ class FetchTopicIn(Protocol):
 
 class FetchGroupIn(Protocol):
     group_id: str
+    member_id: str | None
+    member_epoch: int
     topics: Sequence[FetchTopicIn] | None
 
 
@@ -161,6 +204,9 @@ def offset_fetch(call: Call) -> Any:
         answered = []
         for g in req.groups:
             code = ErrorCode.NONE if coordinates(call, g.group_id) else ErrorCode.NOT_COORDINATOR
+            if code == ErrorCode.NONE:
+                group = call.state.groups.get(g.group_id)
+                code = validate_modern_fetch(group, g.member_id, g.member_epoch)
             topics = _fetched(call, group_class, g.group_id, g.topics) if not code else []
             answered.append(
                 call.build(group_class, group_id=g.group_id, error_code=code, topics=topics)

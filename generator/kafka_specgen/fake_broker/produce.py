@@ -15,6 +15,8 @@ from .call import Call
 from .errors import ErrorCode
 from .handler import Handler
 from .log import BatchMetadata, PartitionLog, ProducerEntry, Topic
+from .maintenance import policies
+from .txn import implicit_add
 from .shapes import Names
 
 #: Produce v13 names topics by id only (KIP-516)
@@ -31,7 +33,7 @@ NAMES = Names(
         "partition_responses": ("partitions",),
         "index": ("partition_index",),
     },
-    absent={"topic_id": ZERO_UUID},
+    absent={"topic_id": ZERO_UUID, "transactional_id": None},  # Produce v3 (0.11)
 )
 
 
@@ -47,6 +49,7 @@ class TopicIn(Protocol):
 
 
 class ProduceIn(Protocol):
+    transactional_id: str | None
     acks: int
     topic_data: Sequence[TopicIn]
 
@@ -69,7 +72,7 @@ def produce(call: Call) -> Any:
         topic = state.topics.get(t.name) if t.name else state.topic_by_id(t.topic_id)
         partitions = []
         for p in t.partition_data:
-            done = append_records(call, topic, p.index, p.records, budget)
+            done = append_records(call, topic, p.index, p.records, budget, req.transactional_id)
             log_start = -1
             if done.code == ErrorCode.NONE and topic is not None:
                 log_start = topic.partitions[p.index].log_start
@@ -95,7 +98,12 @@ def produce(call: Call) -> Any:
 
 
 def append_records(
-    call: Call, topic: Topic | None, index: int, data: bytes | None, budget: Budget
+    call: Call,
+    topic: Topic | None,
+    index: int,
+    data: bytes | None,
+    budget: Budget,
+    transactional_id: str | None = None,
 ) -> Appended:
     """Append a partition's records; what the producer is told."""
     if topic is None:
@@ -113,13 +121,37 @@ def append_records(
         batches = accepted_batches(call.shapes.records, data, call.version, max_message, budget)
     except Refused as refused:
         return Appended(refused.code, message=refused.message)
+    if "compact" in policies(call.state, topic) and _keyless(call, batches, budget):
+        # apache/kafka LogValidator.validateKey
+        return Appended(
+            ErrorCode.INVALID_RECORD,
+            message="Compacted topic cannot accept message without key in topic partition "
+            f"{topic.name}-{index}.",
+        )
     first = -1
     for batch in batches:
+        code = implicit_add(call, transactional_id, batch, topic.name, index)
+        if code != ErrorCode.NONE:
+            return Appended(code)
         done = append_batch(log, batch, call.limits.idempotence_window)
         if done.code != ErrorCode.NONE:
             return done
         first = done.base_offset if first == -1 else first
     return Appended(ErrorCode.NONE, first)
+
+
+def _keyless(call: Call, batches: list[Any], budget: Budget) -> bool:
+    """Whether a record of ``batches`` has no key (or they decompress past the budget)."""
+    records = call.shapes.records
+    for batch in batches:
+        try:
+            for record in batch.records(max_decompressed_size=max(budget.left, 0)):
+                budget.left -= len(record.key or b"") + len(record.value or b"")
+                if record.key is None:
+                    return True
+        except records.CorruptRecordError:
+            return True
+    return False
 
 
 def append_batch(log: PartitionLog, batch: Any, window: int) -> Appended:
@@ -153,6 +185,7 @@ def append_batch(log: PartitionLog, batch: Any, window: int) -> Appended:
         if entry is None or entry.epoch != epoch:
             entry = log.producers[pid] = ProducerEntry(epoch, deque(maxlen=window))
         entry.batches.append(BatchMetadata(first, last, base))
+        entry.last_timestamp = batch.max_timestamp
     return Appended(ErrorCode.NONE, base)
 
 

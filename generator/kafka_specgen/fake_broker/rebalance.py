@@ -4,9 +4,10 @@ by ``group.instance.id``, KIP-345), a rebalance completes when every member has 
 its deadline passes, the leader's assignments make the group Stable, and members leave or
 time out.
 
-Time only moves when a request comes: the JoinGroup requests waiting in a rebalance wake at
-its deadlines and complete it, and every group request first ``tick``s its group (members
-whose session expired leave, a rebalance past its deadline completes).
+Time acts on a group through its ``watchdog``, a timer on the cluster's loop set for the
+next moment something is due (a member's session expiring, the rebalance's deadline); the
+JoinGroup requests waiting in a rebalance also wake at its deadlines, and every group request
+first ``tick``s its group.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 
+from . import clock
 from .errors import ErrorCode
 from .state import Group, Member
 
@@ -23,9 +25,6 @@ EMPTY, PREPARING, COMPLETING, STABLE = (
     "CompletingRebalance",
     "Stable",
 )
-#: The first rebalance of an empty group waits this long for more members (Kafka's
-#: group.initial.rebalance.delay.ms, 3 s by default there; tests want less)
-INITIAL_REBALANCE_DELAY = 0.1
 
 
 def new_member_id(client_id: str | None, instance_id: str | None) -> str:
@@ -78,17 +77,43 @@ def select_protocol(group: Group) -> str | None:
 def tick(group: Group, now: float) -> None:
     """Let time act: members whose session expired leave a Stable group, and a rebalance
     whose time has come completes."""
+    if group.type != "classic":
+        return
     if group.state == STABLE:
         for member in list(group.members.values()):
-            if now > member.last_seen + member.session_timeout_ms / 1000.0:
+            if now >= member.last_seen + member.session_timeout_ms / 1000.0:
                 remove_member(group, member.member_id, now)
     maybe_complete_join(group, now)
+    watch(group)
+
+
+def watch(group: Group) -> None:
+    """Set the group's watchdog for the next moment time acts on it (or keep an earlier
+    one, which sets it again when it fires)."""
+    when = _next_deadline(group)
+    if when is None:
+        group.watchdog.clear()
+    elif not group.watchdog.pending or when < group.watchdog.when:
+        group.watchdog.set(when, lambda: _wake(group))
+
+
+def _next_deadline(group: Group) -> float | None:
+    if group.state == STABLE and group.members:
+        return min(m.last_seen + m.session_timeout_ms / 1000.0 for m in group.members.values())
+    if group.state == PREPARING:
+        return next_wake(group)
+    return None
+
+
+def _wake(group: Group) -> None:
+    tick(group, clock.now())
+    group.changed.fire()
 
 
 def prepare_rebalance(group: Group, now: float) -> None:
     """Start a rebalance: every member has to join again."""
     if group.state == EMPTY:
-        group.initial_delay_until = now + INITIAL_REBALANCE_DELAY
+        group.initial_delay_until = now + group.initial_delay
     else:
         group.initial_delay_until = 0.0
     if group.state == COMPLETING:
@@ -100,6 +125,7 @@ def prepare_rebalance(group: Group, now: float) -> None:
     for member in group.members.values():
         member.joined = False
     group.changed.fire()
+    watch(group)
 
 
 def next_wake(group: Group) -> float:
@@ -152,7 +178,7 @@ def rejoin(group: Group, member: Member, now: float) -> None:
     if group.state != PREPARING:
         prepare_rebalance(group, now)
     elif group.initial_delay_until:  # a new group waits a little longer for each newcomer
-        group.initial_delay_until = min(now + INITIAL_REBALANCE_DELAY, group.join_deadline)
+        group.initial_delay_until = min(now + group.initial_delay, group.join_deadline)
     member.joined = True
     group.changed.fire()
     maybe_complete_join(group, now)

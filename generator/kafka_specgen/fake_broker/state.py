@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import uuid
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from .clock import Alarm, Timers
 from .log import PartitionLog, Topic
+from .modern import ModernGroup
 from .waiting import Signal
 
 if TYPE_CHECKING:
@@ -72,6 +75,20 @@ class Group:
     """(topic, partition) -> the committed offset."""
     changed: Signal = field(default_factory=Signal, repr=False)
     """Fired when members join, sync or leave: wakes the waiting JoinGroup/SyncGroup."""
+    type: str = "classic"
+    """classic, consumer (KIP-848) or share (KIP-932): group ids are one namespace."""
+    modern: ModernGroup | None = None
+    """The members and assignments of a consumer or share group (None for a classic one)."""
+    initial_delay: float = 0.1
+    """group.initial.rebalance.delay.ms, in seconds."""
+    watchdog: Alarm = field(default_factory=lambda: Alarm(None), repr=False)
+    """A classic group's timer: its members' sessions and its rebalance deadline."""
+
+    @property
+    def empty(self) -> bool:
+        if self.modern is not None:
+            return not self.modern.members
+        return not self.members and not self.pending
 
 
 @dataclass
@@ -82,6 +99,14 @@ class Transaction:
     partitions: set[tuple[str, int]] = field(default_factory=set)
     groups: set[str] = field(default_factory=set)
     pending_offsets: dict[str, dict[tuple[str, int], CommittedOffset]] = field(default_factory=dict)
+    state: str = "Empty"
+    """Kafka's transaction states: Empty, Ongoing, CompleteCommit, CompleteAbort (the
+    Prepare* states pass at once here)."""
+    timeout_ms: int = 60000
+    started_ms: int = -1
+    """When its first partition or group joined it (wall clock)."""
+    last_end: tuple[int, bool] | None = None
+    """(the epoch it ended at, committed) of the last EndTxn, to answer its retry."""
 
 
 @dataclass
@@ -96,7 +121,19 @@ class ClusterState:
     next_producer_id: int = 1000
     release: Emulation | None = None
     """The release the brokers emulate (None: every version of the spec set)."""
+    configs: dict[tuple[int, str], dict[str, str]] = field(default_factory=dict)
+    """(resource type, name) -> configs set by AlterConfigs, for brokers (name "" for the
+    cluster-wide default), groups and client metrics (topics keep theirs)."""
+    timers: Timers | None = field(default=None, repr=False)
+    """The event loop's timers (None: no timer is set; time acts when requests come)."""
+    group_initial_rebalance_delay: float = 0.1
+    """Seconds a new classic group waits for more members (group.initial.rebalance.delay.ms)."""
     _by_id: dict[uuid.UUID, Topic] = field(default_factory=dict, repr=False)
+
+    @property
+    def release_name(self) -> str | None:
+        """The emulated release (``3.9.0``), None without one: config defaults follow it."""
+        return None if self.release is None else self.release.broker.name
 
     def create_topic(self, name: str, partitions: int) -> Topic:
         count = len(self.brokers)
@@ -128,8 +165,20 @@ class ClusterState:
 
     def group(self, group_id: str) -> Group:
         if group_id not in self.groups:
-            self.groups[group_id] = Group(group_id)
+            self.groups[group_id] = Group(
+                group_id,
+                initial_delay=self.group_initial_rebalance_delay,
+                watchdog=Alarm(self.timers),
+            )
         return self.groups[group_id]
+
+    def alarm(self) -> Alarm:
+        """A timer on the cluster's loop (one that never fires without a loop)."""
+        return Alarm(self.timers)
+
+    def later(self, when: float, callback: Callable[[], None]) -> Any:
+        """Run ``callback`` on the loop at ``when`` (``time.monotonic``); None without one."""
+        return self.timers.call_at(when, callback) if self.timers is not None else None
 
     def new_producer_id(self) -> int:
         self.next_producer_id += 1
