@@ -22,7 +22,7 @@ EXTRA_OF = {
     "pyspark": "spark",
     "pyarrow": "spark",
     "pandas": "spark",
-    "scapy": "spark",
+    "cryptography": "spark",
     "plotly": "spark",
     "black": "black",
 }

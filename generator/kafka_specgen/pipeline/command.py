@@ -7,9 +7,11 @@
                            [--report] [--no-records]
 
 The job is ``pipeline.job``, its tables ``pipeline.tables``. Input that holds nothing to
-read and a target the tool does not know fail here, in one line, before Spark starts.
-Exit status 1 when something was lost, or (``--fail-on-unready``) a client would break on
-the target.
+read and a target the tool does not know fail here, in one line, before Spark starts; a
+failed Spark job (an executor's error, Java missing) is one line too, its traces kept in a
+file. Exit status: 0 done; with ``--fail-on-unready``, 1 a client would break on the
+target, 3 the verdict is incomplete; 2 bad input or arguments; 4 the Spark job failed; 5
+the counts disagree (something read was lost: a bug).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ def register(commands: Any) -> None:
         epilog="tables: "
         + "; ".join(f"{t.name}/: {t.about}" for t in all_tables())
         + f". batches/ and record_usage/ unless --no-records, readiness/ with "
-        f"--target-release or --target-specs, {REPORT} with --report.",
+        f"--target-release or --target-specs, {REPORT} with --report. Exit status: 0 done; "
+        "with --fail-on-unready, 1 a client would break, 3 the verdict is incomplete (the "
+        "capture does not show enough); 2 bad input or arguments; 4 the Spark job failed; "
+        "5 the counts disagree (something read was lost).",
     )
     parser.add_argument(
         "--input",
@@ -43,7 +48,8 @@ def register(commands: Any) -> None:
         action="extend",
         required=True,
         metavar="PATH",
-        help="capture files (.jsonl), pcap/pcapng files, or folders of them",
+        help="capture files (.jsonl), pcap/pcapng files, broker request logs "
+        "(kafka.request.logger at DEBUG, as written), or folders of them",
     )
     parser.add_argument(
         "--out",
@@ -87,7 +93,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--fail-on-unready",
         action="store_true",
-        help="exit status 1 if a client would break on the target (for CI)",
+        help="exit status 1 if a client would break on the target, 3 if the verdict is "
+        "incomplete (for CI)",
     )
     parser.add_argument(
         "--report", action="store_true", help=f"also write DIR/{REPORT} (pipeline.report)"
@@ -117,25 +124,33 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     try:
         check_inputs(args.input)
         if args.target_release:
-            from .readiness import Target
+            from .target import Target
 
             Target.release(args.target_release)
     except (InputError, ValueError) as exc:
         print(f"kafka-specgen pipeline: {exc}", file=sys.stderr)
         return 2
-    from .job import run_pipeline
+    from .job import EXIT_FAILED, JobFailed, run_pipeline
 
-    summary = run_pipeline(
-        args.input,
-        args.out,
-        specs=args.specs,
-        master=args.master,
-        broker_ports=args.broker_ports,
-        progress=not args.quiet,
-        target_specs=args.target_specs,
-        target_release=args.target_release,
-        records=not args.no_records,
-        report=args.report,
-    )
+    try:
+        summary = run_pipeline(
+            args.input,
+            args.out,
+            specs=args.specs,
+            master=args.master,
+            broker_ports=args.broker_ports,
+            progress=not args.quiet,
+            target_specs=args.target_specs,
+            target_release=args.target_release,
+            records=not args.no_records,
+            report=args.report,
+        )
+    except JobFailed as failed:
+        print(
+            f"kafka-specgen pipeline: the Spark job failed: {failed.line} "
+            f"(traces in {failed.trace})",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     print(summary.text())
     return summary.exit_status(args.fail_on_unready)

@@ -37,7 +37,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from .columns import arrow_schema
 from .frames import SCHEMA_DDL, Row, capture_rows
-from .inputs import input_files
+from .inputs import PCAP, REQUEST_LOG, input_files
 
 
 class CapturePartition(InputPartition):
@@ -84,14 +84,18 @@ class KafkaCaptureReader(DataSourceReader):
     def partitions(self) -> list[CapturePartition]:
         parts: list[CapturePartition] = []
         for file_no, (path, kind) in enumerate(input_files(self.paths)):
-            if (kind == "pcap") != (self.rows == "segments"):
+            if (kind == PCAP) != (self.rows == "segments"):
                 raise ValueError(
                     f"kafka-capture: {path} is a {kind} file, and rows={self.rows} reads "
-                    + ("capture files only" if self.rows == "frames" else "pcap files only")
+                    + (
+                        "capture files and request logs only"
+                        if self.rows == "frames"
+                        else "pcap files only"
+                    )
                     + ": read_frames(spark, paths) reads both (pcap: TCP streams across files)"
                 )
             size = os.path.getsize(path)
-            if kind == "pcap":
+            if kind == PCAP:
                 parts.append(CapturePartition(path, kind, file_no=file_no))
                 continue
             if size <= self.split_bytes:
@@ -108,12 +112,17 @@ class KafkaCaptureReader(DataSourceReader):
             raise TypeError(f"kafka-capture: not one of its partitions: {partition!r}")
         if partition.kind == "none":
             return iter(())
-        if partition.kind == "pcap":
+        if partition.kind == PCAP:
             from .pcap import Segment, read_segments
 
             segments = read_segments(partition.path, partition.file_no)
             return to_batches(segments, arrow_schema(Segment), self.batch_rows)
-        rows = capture_rows(partition.path, partition.start, partition.end)
+        if partition.kind == REQUEST_LOG:
+            from .requestlog import log_rows
+
+            rows = log_rows(partition.path, partition.start, partition.end)
+        else:
+            rows = capture_rows(partition.path, partition.start, partition.end)
         return to_batches(rows, arrow_schema(Row), self.batch_rows)
 
 
@@ -156,8 +165,8 @@ def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any
 
     spark.dataSource.register(KafkaCaptureDataSource)
     files = input_files([str(p) for p in paths])
-    captures = [path for path, kind in files if kind == "capture"]
-    pcaps = [path for path, kind in files if kind == "pcap"]
+    captures = [path for path, kind in files if kind != PCAP]
+    pcaps = [path for path, kind in files if kind == PCAP]
     parts = []
     if captures:
         parts.append(spark.read.format("kafka-capture").load(captures))

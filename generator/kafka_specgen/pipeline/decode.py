@@ -30,11 +30,12 @@ from .columns import (
     OptInt,
     OptLong,
     OptStr,
+    OptStrs,
     Str,
     ddl,
     arrow_schema,
 )
-from .frames import Row
+from .frames import REQUEST_LOG, Row
 
 
 class BatchFacts(NamedTuple):
@@ -82,6 +83,7 @@ class Decoded(NamedTuple):
     software_version: OptStr
     advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)] = None
     batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)] = None
+    named_brokers: OptStrs = None  # a Metadata answer's brokers, "host:port"
 
 
 class DecodedRow(NamedTuple):
@@ -98,6 +100,7 @@ class DecodedRow(NamedTuple):
     correlation_id: OptInt
     client_id: OptStr
     frame: OptBytes
+    source: Str  # frames.CAPTURE, PCAP or REQUEST_LOG
     api_name: OptStr
     message: OptStr
     status: Str
@@ -109,7 +112,11 @@ class DecodedRow(NamedTuple):
     software_version: OptStr
     advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)]
     batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)]
+    named_brokers: OptStrs
 
+
+#: ``DecodedRow.status`` of a request log entry: no bytes, nothing to decode.
+LOGGED = "logged"
 
 DECODED_COLUMNS = DecodedRow._fields
 DECODED_DDL = ddl(DecodedRow)
@@ -117,6 +124,32 @@ DECODED_DDL = ddl(DecodedRow)
 
 def _error(name: str | None, reason: str, message: str | None = None) -> Decoded:
     return Decoded(name, message, "error", reason, None, None, None, None, None)
+
+
+def logged(name: str | None, facts_json: bytes) -> Decoded:
+    """What a request log entry says (``requestlog.entry_facts``): the client's software,
+    an ApiVersions answer's ranges, a Metadata answer's brokers. Nothing is decoded."""
+    try:
+        facts = json.loads(facts_json)
+        software = facts.get("software") or (None, None)
+        advertised = [ApiRange(*map(int, r)) for r in facts.get("advertised") or ()] or None
+        brokers = [str(b) for b in facts.get("brokers") or ()] or None
+        return Decoded(
+            name,
+            None,
+            LOGGED,
+            None,
+            None,
+            None,
+            None,
+            software[0],
+            software[1],
+            advertised,
+            None,
+            brokers,
+        )
+    except (ValueError, TypeError, AttributeError, IndexError) as exc:
+        return _error(name, f"request log facts cannot be read ({type(exc).__name__}: {exc})")
 
 
 #: Where record data sits: (api key, direction) -> (topics attribute, topic name
@@ -158,6 +191,8 @@ class Decoder:
             return None
 
     def decode_row(self, row: Row) -> Decoded:
+        if row.source == REQUEST_LOG and row.error is None:
+            return logged(self.api_name(row.api_key), row.frame)
         return self.decode(row.direction, row.api_key, row.api_version, row.frame, row.error)
 
     def decode(
@@ -204,6 +239,9 @@ class Decoder:
                 ApiRange(k.api_key, k.min_version, k.max_version)
                 for k in getattr(body, "api_keys", ())
             ]
+        brokers = None
+        if direction == "response" and api_key == 3:
+            brokers = [f"{b.host}:{b.port}" for b in getattr(body, "brokers", None) or ()]
         batches = None
         if self.read_records and api_key is not None and direction is not None:
             path = RECORD_PATHS.get((api_key, direction))
@@ -221,6 +259,7 @@ class Decoder:
             version,
             advertised,
             batches,
+            brokers,
         )
 
     def batches(
@@ -424,6 +463,7 @@ def _output(row: Row, decoded: Decoded) -> DecodedRow:
         row.correlation_id,
         row.client_id,
         row.frame if keep else None,
+        row.source,
         *decoded,
     )
 
@@ -454,3 +494,22 @@ def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -
             [pa.array(column, type=field.type) for column, field in zip(out, schema)],
             schema=schema,
         )
+
+
+def count_and_decode(
+    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
+) -> Iterator[Any]:
+    """``mapInArrow`` of the job: count the frames read (``counter``) and the record
+    batches found (``batch_counter``, Spark accumulators), decode. Here, not in the job's
+    module, so that executors import only what decoding needs."""
+
+    def counted() -> Iterator[Any]:
+        for batch in batches:
+            counter.add(batch.num_rows)
+            yield batch
+
+    for decoded in decode_batches(counted(), package, records):
+        if records:
+            lengths = decoded.column("batches").value_lengths()
+            batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
+        yield decoded

@@ -22,12 +22,27 @@ import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
+from .decode import LOGGED
 from .inputs import check_inputs
-from .readiness import Target, Verdict
 from .report import REPORT
 from .tables import Staged, all_tables, with_clients
+from .target import Target
+from .verdict import Verdict
+
+#: Exit status when the counts disagree (a bug: something read was lost).
+EXIT_LOST = 5
+#: Exit status when the Spark job failed (one line says why).
+EXIT_FAILED = 4
+
+
+class JobFailed(RuntimeError):
+    """The Spark job failed: ``line`` says why in one line, ``trace`` holds the traces."""
+
+    def __init__(self, line: str, trace: Path) -> None:
+        super().__init__(line)
+        self.line, self.trace = line, trace
 
 
 @dataclass
@@ -40,6 +55,7 @@ class Summary:
     frames_read: int
     decoded: int
     errors: int  # frames that did not decode
+    logged: int  # request log entries (no bytes to decode)
     unknown_api_errors: int  # of those, frames of API keys the package does not know
     reencoded_equal: int
     mismatches: int
@@ -63,12 +79,12 @@ class Summary:
     tables: list[str] = field(default_factory=list)
 
     def exit_status(self, fail_on_unready: bool = False) -> int:
-        """1 if something was lost, or (``fail_on_unready``) a client would break on the
-        target; else 0."""
+        """``EXIT_LOST`` if something was lost; with ``fail_on_unready``, the verdict's
+        status (1: a client would break, 3: incomplete); else 0."""
         if not self.nothing_lost:
-            return 1
-        if fail_on_unready and (self.readiness is None or not self.readiness.ready):
-            return 1
+            return EXIT_LOST
+        if fail_on_unready and self.readiness is not None:
+            return self.readiness.exit_status()
         return 0
 
     def text(self) -> str:
@@ -76,9 +92,10 @@ class Summary:
         decoded = self.decoded
         pct = 100.0 * self.reencoded_equal / decoded if decoded else 100.0
         lost = "  <-- COUNTS DISAGREE: something was lost"
+        logged = f" + {self.logged} request log entries" if self.logged else ""
         lines = [
             f"kafka-specgen pipeline: {self.frames_read} frames read = {decoded} decoded + "
-            f"{self.errors} errors" + (" (nothing lost)" if self.nothing_lost else lost),
+            f"{self.errors} errors{logged}" + (" (nothing lost)" if self.nothing_lost else lost),
         ]
         if self.records:
             lines.append(
@@ -193,7 +210,10 @@ def run_pipeline(
     own = spark is None
     t0 = time.monotonic()
     if own:
-        spark = spark_session(master)
+        try:
+            spark = spark_session(master)
+        except Exception as exc:
+            raise _failed(exc) from exc
     startup = time.monotonic() - t0
     keep = workdir is not None
     workdir = workdir or Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-"))
@@ -212,20 +232,38 @@ def run_pipeline(
                 target,
                 records,
             )
+            summary.master = spark.sparkContext.master
             if report:
                 from .report import write_report
 
                 summary.report = str(write_report(Path(out).resolve()))
                 prog.say(f"wrote {summary.report}")
-        summary.master = spark.sparkContext.master
-        summary.startup_s = round(startup, 3)
-        summary.total_s = round(time.monotonic() - t0, 3)
-        return summary
+    except JobFailed:
+        raise
+    except Exception as exc:
+        if _from_spark(exc):
+            raise _failed(exc) from exc
+        raise
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
         if own:
             spark.stop()
+    summary.startup_s = round(startup, 3)
+    summary.total_s = round(time.monotonic() - t0, 3)
+    return summary
+
+
+def _from_spark(exc: BaseException) -> bool:
+    """Whether an exception came out of Spark (the JVM, an executor, the Python worker)."""
+    names = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}
+    return bool(names & {"py4j", "pyspark"})
+
+
+def _failed(exc: BaseException) -> JobFailed:
+    from .spark import failure_line, keep_trace
+
+    return JobFailed(failure_line(exc), keep_trace(exc))
 
 
 def _run(
@@ -240,7 +278,7 @@ def _run(
     records: bool,
 ) -> Summary:
     from .datasource import read_frames
-    from .decode import DECODED_DDL
+    from .decode import DECODED_DDL, count_and_decode
     from .spark import ship
     from .tables import batches, conformance, errors, messages, readiness, usage
     from ..library import bundled_specs, generated_package, load_specs
@@ -260,7 +298,7 @@ def _run(
     batch_counter = sc.accumulator(0)
     decoded = read_frames(spark, inputs, broker_ports).mapInArrow(
         partial(
-            _count_and_decode,
+            count_and_decode,
             package=package.name,
             counter=read_counter,
             batch_counter=batch_counter,
@@ -277,9 +315,11 @@ def _run(
     counts = {r["status"]: r["count"] for r in frames.groupBy("status").count().collect()}
     frames_read, batches_read = int(read_counter.value), int(batch_counter.value)
     n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
+    n_logged = counts.get(LOGGED, 0)
     decode_s = time.monotonic() - started
     prog.say(
         f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors"
+        + (f", {n_logged} request log entries" if n_logged else "")
         + (f", {batches_read} record batches" if records else "")
         + f" ({decode_s:.1f} s)"
     )
@@ -299,7 +339,7 @@ def _run(
     verdict: Verdict | None = None
     readiness_rows = 0
     if target is not None:
-        verdict, readiness_rows = readiness.write(staged, target, records)
+        verdict, readiness_rows = readiness.write(staged, target, records, n_errors)
         written.append(readiness.TABLE.name)
         prog.say(f"wrote readiness/ ({readiness_rows} rows)")
     tables, missing = messages.write(staged, schemas)
@@ -310,7 +350,8 @@ def _run(
     total_decoded = sum(r["decoded"] for r in conf_rows)
     equal = sum(r["reencoded_equal"] for r in conf_rows)
     frames_ok = (
-        frames_read == n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
+        frames_read == n_decoded + n_errors + n_logged
+        and n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
         and total_decoded == n_decoded
         and error_counts.get("frame", 0) == n_errors
     )
@@ -322,6 +363,7 @@ def _run(
         frames_read=frames_read,
         decoded=n_decoded,
         errors=n_errors,
+        logged=n_logged,
         unknown_api_errors=error_counts["unknown_api"],
         reencoded_equal=equal,
         mismatches=total_decoded - equal,
@@ -340,24 +382,6 @@ def _run(
         job_s=round(time.monotonic() - started, 3),
         tables=[f"{name}/" for name in written],
     )
-
-
-def _count_and_decode(
-    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
-) -> Iterator[Any]:
-    """``mapInArrow``: count the frames read and the record batches found, decode."""
-    from .decode import decode_batches
-
-    def counted() -> Iterator[Any]:
-        for batch in batches:
-            counter.add(batch.num_rows)
-            yield batch
-
-    for decoded in decode_batches(counted(), package, records):
-        if records:
-            lengths = decoded.column("batches").value_lengths()
-            batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
-        yield decoded
 
 
 def _remove_tables(out: Path) -> None:

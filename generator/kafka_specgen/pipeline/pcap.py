@@ -1,7 +1,7 @@
 """Kafka frames from pcap/pcapng files, in plain Python (no Spark).
 
-The containers are read with scapy's raw readers (``RawPcapReader`` picks
-``RawPcapNgReader`` for pcapng by the file's magic); link, IP and TCP headers are unpacked
+The containers are read by ``pcapfile`` (damaged, truncated and oversized parts become
+error rows, and reading goes on where it can); link, IP and TCP headers are unpacked
 here (Ethernet with VLAN tags, Linux cooked v1/v2, BSD loopback, raw IPv4/IPv6). TCP
 reassembly is ours and small: per connection and direction, segments are put in sequence
 order (the sequence number unwrapped against the previous segment, so streams beyond 4 GiB
@@ -31,8 +31,10 @@ import os
 import struct
 from typing import Any, Iterable, Iterator, NamedTuple, Sequence
 
-from .columns import Bytes, Double, Int, Long, Str, ddl
-from .frames import MAX_FRAME_SIZE, Chunk, Row, pair_frames, split_stream
+from .columns import Bytes, Double, Int, Long, OptStr, Str, ddl
+from .frames import MAX_FRAME_SIZE, PCAP, Row
+from .pcapfile import Damage, is_pcap_magic, read_packets
+from .streams import Chunk, pair_frames, split_stream
 
 READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
 TCP = 6
@@ -52,6 +54,7 @@ class Segment(NamedTuple):
     file: Str = ""  # name of the capture file
     file_no: Int = 0  # its place among the files read together
     packet: Long = 0  # the packet's number in its file, from 1
+    error: OptStr = None  # set on a part of the file that cannot be read (payload: its bytes)
 
 
 #: Spark's DDL of a segment.
@@ -69,40 +72,30 @@ def connection_key(segment: Segment) -> tuple[str, str]:
 
 
 def read_segments(path: str, file_no: int = 0, name: str | None = None) -> Iterator[Segment]:
-    """The TCP segments of a pcap or pcapng file, in capture order."""
-    from scapy.utils import RawPcapReader  # noqa: PLC0415 (heavy, only where pcaps are read)
-
+    """The TCP segments of a pcap or pcapng file, in capture order, and an error segment
+    (``error`` set) for every part of the file that cannot be read (``pcapfile``)."""
     name = name or os.path.basename(path)
-    reader = RawPcapReader(path)
     try:
-        ng = hasattr(reader, "interfaces")
-        linktype = getattr(reader, "linktype", 1)
-        number = 0
-        while True:
-            try:
-                packet = reader._read_packet(size=READ_SIZE)
-            except EOFError:
-                break
-            if packet is None:
+        for item in read_packets(path):
+            if isinstance(item, Damage):
+                yield Segment(
+                    0.0,
+                    "",
+                    "",
+                    0,
+                    0,
+                    item.data,
+                    name,
+                    file_no,
+                    item.number,
+                    f"{name}: {item.reason}",
+                )
                 continue
-            number += 1
-            data, meta_ = packet
-            # pcap and pcapng readers give different PacketMetadata tuples (scapy's
-            # annotations name the pcap one only)
-            meta: Any = meta_
-            if ng:
-                if meta.tshigh is None:
-                    continue
-                ts = ((meta.tshigh << 32) + meta.tslow) / meta.tsresol
-                link = meta.linktype
-            else:
-                ts = meta.sec + meta.usec / (1e9 if getattr(reader, "nano", False) else 1e6)
-                link = linktype
-            segment = parse_packet(data, link, ts, name, file_no, number)
+            segment = parse_packet(item.data, item.linktype, item.ts, name, file_no, item.number)
             if segment is not None:
                 yield segment
-    finally:
-        reader.close()
+    except OSError as exc:  # the file vanished or cannot be read
+        yield Segment(0.0, "", "", 0, 0, b"", name, file_no, 0, f"{name}: cannot be read ({exc})")
 
 
 def parse_packet(
@@ -249,7 +242,11 @@ def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) ->
     ports = frozenset(broker_ports)
     current: dict[tuple[str, str], _Connection] = {}
     connections: list[_Connection] = []
+    rows: list[Row] = []
     for index, segment in enumerate(segments):
+        if segment.error is not None:
+            rows.append(_damaged(segment))
+            continue
         key = connection_key(segment)
         conn = current.get(key)
         syn_only = segment.flags & (SYN | ACK) == SYN
@@ -259,7 +256,6 @@ def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) ->
         if segment.flags & SYN:
             conn.client = segment.src if syn_only else segment.dst
         conn.sides.setdefault(segment.src, _Side()).add(segment, index)
-    rows: list[Row] = []
     for conn in connections:
         if not conn.has_data:
             continue
@@ -274,6 +270,24 @@ def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) ->
             split_stream(sides.get(broker, empty).chunks()),
         )
     return rows
+
+
+def _damaged(segment: Segment) -> Row:
+    """The error row of a part of a pcap file that could not be read."""
+    return Row(
+        f"{segment.file}#damage{segment.packet}",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        segment.payload,
+        segment.error,
+        PCAP,
+    )
 
 
 def _roles(conn: _Connection, ports: frozenset[int]) -> tuple[str, str]:
@@ -326,11 +340,4 @@ def pcap_rows(paths: str | Sequence[str], broker_ports: Iterable[int] = ()) -> l
 def is_pcap(path: str) -> bool:
     """Whether a file is pcap or pcapng (by its magic number)."""
     with open(path, "rb") as f:
-        magic = f.read(4)
-    return magic in (
-        b"\xa1\xb2\xc3\xd4",
-        b"\xd4\xc3\xb2\xa1",
-        b"\xa1\xb2\x3c\x4d",
-        b"\x4d\x3c\xb2\xa1",
-        b"\x0a\x0d\x0d\x0a",
-    )
+        return is_pcap_magic(f.read(4))

@@ -15,9 +15,10 @@ in order; ``all_tables()`` lists them all.
 ``messages/<Name>/``   ``messages``: the decoded bodies, one table per message
 =====================  =============================================================
 
-A client is its software's name and version and its address (the host it connects
-from). Where a capture gives no address (capture files from before 0.2.0), the client id
-stands in for it.
+A client is an app: its software's name and version (KIP-511) and its address (the host
+it connects from); an app that reports no software is told apart by its client id as well,
+so two such apps on one host are never one client. Where a capture gives no address
+(capture files from before 0.2.0), the client id stands in for it.
 """
 
 from __future__ import annotations
@@ -77,9 +78,12 @@ def save(staged: Staged, table: Table, frame: Any, files: int | None = 1) -> Any
 
 
 def with_clients(frames: Any) -> Any:
-    """Decoded frames with their connection's client (``CLIENT``): the software of its
-    first ApiVersionsRequest v3+, its address (the client's host), and every client id
-    that client used (sorted)."""
+    """Decoded frames with their connection's client (``CLIENT``): the software its
+    connection reported first (an ApiVersionsRequest v3+, or the request log's client
+    information), its address (the client's host), and the client ids of that client
+    (sorted). Apps that report their software are one client per software, version and
+    host (a process with five producers is one client); the others are one client per
+    host and client id: two apps without a software name are never merged."""
     from pyspark.sql import functions as F
     from pyspark.sql.window import Window
 
@@ -97,13 +101,26 @@ def with_clients(frames: Any) -> Any:
         F.col("sw.software_version").alias("software_version"),
         "address",
     )
-    key = F.coalesce(F.col("address"), F.col("client_id"), F.lit(""))
-    same_client = Window.partitionBy("software_name", "software_version", key)
+    by_id = F.col("software_name").isNull() | F.col("address").isNull()
+    id_key = F.when(by_id, F.coalesce(F.col("client_id"), F.lit(""))).otherwise(F.lit("*"))
+    same_client = Window.partitionBy("software_name", "software_version", "address", "id_key")
     return (
         frames.drop("software_name", "software_version")
         .join(clients, "conn", "left")
+        .withColumn("id_key", id_key)
         .withColumn("client_ids", F.array_sort(F.collect_set("client_id").over(same_client)))
+        .drop("id_key")
     )
+
+
+def evidence_of(source: Any) -> Any:
+    """``source`` of a frame -> what a table row rests on: ``bytes`` (capture files, pcap)
+    or ``request log`` (no bytes: usage and readiness only)."""
+    from pyspark.sql import functions as F
+
+    from ..frames import REQUEST_LOG
+
+    return F.when(source == REQUEST_LOG, F.lit(REQUEST_LOG)).otherwise(F.lit("bytes"))
 
 
 def all_tables() -> tuple[Table, ...]:

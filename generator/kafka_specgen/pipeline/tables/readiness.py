@@ -1,57 +1,44 @@
-"""``readiness/``: each version (and message format) a client was seen using, with the
-verdict on that client and API against the target (``pipeline.readiness``)."""
+"""``readiness/``: each version (and message format) a client was seen using with its
+verdict against the target (``pipeline.readiness``), what to do about a break and the
+known bugs that bite (``pipeline.advice``), and what the capture did not show
+(``pipeline.verdict``, rows of kind ``gap``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-from ..readiness import ReadinessRow, Target, Verdict, client_of, judge_rows, verdict
+from ..advice import with_advice
+from ..readiness import (
+    BYTES,
+    FETCH,
+    PRODUCE,
+    REQUEST_LOG,
+    ReadinessRow,
+    client_of,
+    judge_rows,
+)
+from ..target import Target
+from ..verdict import Evidence, Verdict, gap_rows, verdict
 from . import CLIENT, Staged, Table
 
-TABLE = Table("readiness", ReadinessRow, "per client and API: the verdict against a target")
+TABLE = Table(
+    "readiness",
+    ReadinessRow,
+    "per client and API: the verdict against a target, what to do, what was not observed",
+)
 
 
-def write(staged: Staged, target: Target, records: bool) -> tuple[Verdict, int]:
+def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tuple[Verdict, int]:
     """Aggregate requests per client x api key x version (with the broker's newest
     version of the API on the connections they were sent on) and batches per client x
-    magic, judge them on the driver (a few hundred rows), write ``readiness/``; returns
-    the verdict and the number of rows written."""
+    magic, find the gaps, judge on the driver (a few hundred rows), write
+    ``readiness/``; returns the verdict and the number of rows written. ``undecoded``:
+    the frames that did not decode."""
     from pyspark.sql import functions as F
 
     frames = staged.frames
-    advertised = frames.filter(F.col("advertised").isNotNull()).select(
-        "conn", *CLIENT, F.explode("advertised").alias("a")
-    )
-    # the broker's newest version of each API on each connection, and over each client's
-    # connections (for connections whose ApiVersions exchange the capture does not hold)
-    on_conn = advertised.groupBy("conn", F.col("a.api_key").alias("api_key")).agg(
-        F.max("a.max_version").alias("conn_newest")
-    )
-    requests = (
-        frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
-        .join(on_conn, ["conn", "api_key"], "left")
-        .groupBy(*CLIENT, "api_key", "api_version")
-        .agg(
-            F.first("api_name", ignorenulls=True).alias("api_name"),
-            F.count(F.lit(1)).alias("requests"),
-            F.min("ts").alias("first_ts"),
-            F.max("ts").alias("last_ts"),
-            F.max("conn_newest").alias("broker_newest"),
-        )
-        .collect()
-    )
-    offered = (
-        advertised.groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
-        .agg(F.max("a.max_version").alias("broker_newest"))
-        .collect()
-    )
-    per_client = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
-    request_rows = []
-    for r in requests:
-        row = r.asDict()
-        if row["broker_newest"] is None:
-            row["broker_newest"] = per_client.get((client_of(row), row["api_key"]))
-        request_rows.append(row)
+    requests = frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
+    request_rows = _requests(frames, requests)
     formats: list[Any] = []
     if records:
         formats = (
@@ -64,7 +51,117 @@ def write(staged: Staged, target: Target, records: bool) -> tuple[Verdict, int]:
             )
             .collect()
         )
-    rows = judge_rows(target, request_rows, [r.asDict() for r in formats])
+    judged = judge_rows(target, request_rows, [r.asDict() for r in formats])
+    rows = with_advice(judged, target)
+    rows += gap_rows(_evidence(frames, requests, judged, undecoded, records), target.label)
     table = staged.spark.createDataFrame([tuple(r) for r in rows], TABLE.ddl)
     table.coalesce(1).write.mode("overwrite").parquet(str(staged.path(TABLE)))
     return verdict(rows, target.label), len(rows)
+
+
+def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
+    """Per client, api key and version: counts, times, what the rows rest on, and the
+    broker's newest version of the API on the connections it was sent on (failing that,
+    on the same client's other connections)."""
+    from pyspark.sql import functions as F
+
+    advertised = frames.filter(F.col("advertised").isNotNull()).select(
+        "conn", *CLIENT, F.explode("advertised").alias("a")
+    )
+    on_conn = advertised.groupBy("conn", F.col("a.api_key").alias("api_key")).agg(
+        F.max("a.max_version").alias("conn_newest")
+    )
+    logged = (F.col("source") == REQUEST_LOG).cast("int")
+    rows = (
+        requests.join(on_conn, ["conn", "api_key"], "left")
+        .groupBy(*CLIENT, "api_key", "api_version")
+        .agg(
+            F.first("api_name", ignorenulls=True).alias("api_name"),
+            F.count(F.lit(1)).alias("requests"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
+            F.max("conn_newest").alias("broker_newest"),
+            F.min(logged).alias("all_logged"),
+        )
+        .collect()
+    )
+    offered = (
+        advertised.groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
+        .agg(F.max("a.max_version").alias("broker_newest"))
+        .collect()
+    )
+    per_client = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
+    out = []
+    for r in rows:
+        row = r.asDict()
+        if row["broker_newest"] is None:
+            row["broker_newest"] = per_client.get((client_of(row), row["api_key"]))
+        row["source"] = REQUEST_LOG if row.pop("all_logged") else BYTES
+        out.append(row)
+    return out
+
+
+def _evidence(
+    frames: Any, requests: Any, judged: list[ReadinessRow], undecoded: int, records: bool
+) -> Evidence:
+    from pyspark.sql import functions as F
+
+    batches = F.when(F.col("batches").isNull(), 0).otherwise(F.size("batches"))
+    per_client = (
+        requests.groupBy(*CLIENT)
+        .agg(
+            F.max(F.col("api_key").isin(PRODUCE, FETCH).cast("int")).alias("data"),
+            F.max(((F.col("api_key") == PRODUCE) & (F.col("api_version") <= 2)).cast("int")).alias(
+                "legacy"
+            ),
+            F.sum(F.when(F.col("api_key") == PRODUCE, batches).otherwise(0)).alias("batches"),
+        )
+        .collect()
+    )
+    without_data = {client_of(r.asDict()) for r in per_client if not r["data"]}
+    unread = {
+        client_of(r.asDict())
+        for r in per_client
+        if r["legacy"] and (not records or not r["batches"])
+    }
+    named = {
+        b
+        for r in frames.filter(F.col("named_brokers").isNotNull())
+        .select(F.explode("named_brokers").alias("b"))
+        .distinct()
+        .collect()
+        for b in [r["b"]]
+    }
+    endpoints = {r["dst"] for r in requests.select("dst").distinct().collect() if r["dst"]}
+    api_rows = [r for r in judged if r.kind == "api"]
+    return Evidence(
+        undecoded=undecoded,
+        legacy_produce_without_batches=[r for r in api_rows if _key(r) in unread],
+        without_data=[r for r in api_rows if _key(r) in without_data],
+        unseen_brokers=unseen_brokers(named, endpoints),
+    )
+
+
+def _key(row: ReadinessRow) -> Any:
+    return (row.software_name, row.software_version, row.address, tuple(row.client_ids or ()))
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1", "0:0:0:0:0:0:0:1"}
+
+
+def _endpoint(text: str) -> tuple[str, str]:
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]").lower()
+    return ("127.0.0.1" if host in _LOOPBACK else host), port
+
+
+def unseen_brokers(named: Iterable[str], endpoints: Iterable[str]) -> list[str]:
+    """The brokers (``host:port``) Metadata named that no request went to. A name that
+    matches no address exactly may be one of the addresses that match no name (a host
+    name for an IP address, or a proxy in front of the broker): those count as seen, as
+    many as there are such addresses; the rest are unseen."""
+    named_set, seen = set(named), {_endpoint(e) for e in endpoints}
+    unmatched = sorted(b for b in named_set if _endpoint(b) not in seen)
+    names = {_endpoint(b) for b in named_set}
+    unclaimed = [e for e in seen if e not in names]
+    return unmatched if len(unmatched) > len(unclaimed) else []
