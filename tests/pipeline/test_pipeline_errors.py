@@ -50,7 +50,7 @@ def capture_without_frames(folder: Path) -> Path:
     ("make", "message"),
     [
         (missing, "no such file or folder"),
-        (empty_folder, "no capture files (.jsonl) or pcap files in"),
+        (empty_folder, "no capture files (.jsonl), pcap files or broker request logs in"),
         (empty_capture, "no Kafka frames"),
         (capture_without_frames, "no Kafka frames"),
     ],

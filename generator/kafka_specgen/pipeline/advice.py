@@ -200,22 +200,34 @@ def fix_for(client_rows: Sequence[ReadinessRow], target: Target) -> str | None:
         named += " (going by its client id)"
     floor = floor_for(line, target)
     upgrade_to = floor.release if floor is not None else None
+    reasons = []
+    if floor is not None:
+        reasons.append(
+            f"{floor.release} is the oldest release known to work with Kafka {floor.target} "
+            f"({floor.why}: {', '.join(floor.sources)})"
+        )
     for bug in line.bugs:
         if bites(bug, target) and (
             upgrade_to is None or release_key(bug.fixed_in) > release_key(upgrade_to)
         ):
             upgrade_to = bug.fixed_in
+            reasons.append(
+                f"{bug.fixed_in} fixes a known bug that bites there ({bug.text}: "
+                f"{', '.join(bug.links)})"
+            )
     old = (
         version is not None
         and upgrade_to is not None
-        and (release_key(version) < release_key(upgrade_to))
+        and release_key(version) < release_key(upgrade_to)
     )
     if version is None or old:
-        why = f" ({floor.why}: {', '.join(floor.sources)})" if floor is not None else ""
-        step = f"upgrade {named} to {upgrade_to} or later{why}" if upgrade_to else ""
+        if upgrade_to is None:
+            step = f"{named}: no release is known to work with {target.label}"
+        else:
+            step = f"upgrade {named} to {upgrade_to} or later: " + "; ".join(reasons)
         if pinned:
-            step += f"; and it is pinned to old versions: {line.pinning}"
-        return (step or f"{named}: no release known to work with {target.label}") + must
+            step += f"; it is also pinned to old versions: {line.pinning}"
+        return step + must
     return (
         f"{named} is recent enough, so its configuration pins old versions: {line.pinning}" + must
     )

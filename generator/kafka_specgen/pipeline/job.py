@@ -55,7 +55,6 @@ class Summary:
     frames_read: int
     decoded: int
     errors: int  # frames that did not decode
-    logged: int  # request log entries (no bytes to decode)
     unknown_api_errors: int  # of those, frames of API keys the package does not know
     reencoded_equal: int
     mismatches: int
@@ -77,6 +76,7 @@ class Summary:
     startup_s: float = 0.0
     total_s: float = 0.0
     tables: list[str] = field(default_factory=list)
+    logged: int = 0  # request log entries (no bytes to decode)
 
     def exit_status(self, fail_on_unready: bool = False) -> int:
         """``EXIT_LOST`` if something was lost; with ``fail_on_unready``, the verdict's

@@ -132,7 +132,7 @@ def timestamp(prefix: bytes) -> float | None:
         whole: int = timegm((year, month, day, hour, minute, second, 0, 0, 0))
     except (ValueError, OverflowError):
         return None
-    return float(whole) + int(fraction) / 10 ** len(fraction)
+    return float(whole) + int(fraction) / 10.0 ** len(fraction)
 
 
 def entry_facts(entry: dict[str, Any], api_key: int) -> dict[str, Any]:
