@@ -377,7 +377,7 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
         for r in golden.rows
         if r.direction == "request" and r.api_key is not None
     )
-    assert all(r["address"] is None and len(r["client_ids"]) <= 1 for r in readiness)
+    assert all(r["address"] is None and len(r["client_ids"]) <= 1 for r in api_rows + formats)
     assert (
         Counter(
             {
@@ -420,7 +420,7 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
         if not r["supported_by_target"]
     )
     produce_v1 = next(r for r in api_rows if (r["api_key"], r["api_version"]) == (0, 1))
-    assert produce_v1["target_versions"] == "3-13" and "was removed" in produce_v1["reason"]
+    assert produce_v1["target_versions"] == "3-13" and "is not accepted" in produce_v1["reason"]
     # the verdict and --fail-on-unready
     verdict = golden.summary.readiness
     assert verdict is not None and not verdict.ready
@@ -489,7 +489,7 @@ def test_pcap_decodes_to_the_capture_files_rows(
 
     def comparable(source: str) -> list[tuple[Any, ...]]:
         return sorted(
-            tuple(v for k, v in r.items() if k not in ("conn", "src", "dst"))
+            tuple(v for k, v in r.items() if k not in ("conn", "src", "dst", "source"))
             for r in rows
             if r["conn"].startswith(source)
         )

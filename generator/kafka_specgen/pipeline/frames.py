@@ -310,7 +310,7 @@ def capture_rows(
     than ``MAX_LINE`` is an error row; reading goes on after it.
     """
     name = name or os.path.basename(path)
-    for line_no, line, size in file_lines(path, start, end):
+    for line_no, line, size in file_lines(path, start, end, MAX_LINE):
         if size > MAX_LINE:
             yield line_error(name, line_no, line, f"a line of {size} bytes, more than {MAX_LINE}")
         elif line.strip():

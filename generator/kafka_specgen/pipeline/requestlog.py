@@ -58,7 +58,7 @@ def log_rows(
     """Rows of the request log lines starting in the byte range ``[start, end)`` (ranges
     that tile a file read every line once, as ``frames.capture_rows``)."""
     name = name or os.path.basename(path)
-    for line_no, line, size in file_lines(path, start, end):
+    for line_no, line, size in file_lines(path, start, end, MAX_LINE):
         if MARKER not in line[: KEPT_BYTES if size > MAX_LINE else None]:
             continue
         if size > MAX_LINE:
