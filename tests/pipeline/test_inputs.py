@@ -85,7 +85,9 @@ def test_a_line_bomb_is_skipped_without_reading_it_whole(
     assert rows[1].frame == b"x" * 4097  # what was read of it, at most KEPT_BYTES
     # split reading still reads every line once
     size = path.stat().st_size
-    parts = [r for start in range(0, size, 1000) for r in fr.capture_rows(str(path), start, start + 1000)]
+    parts = [
+        r for start in range(0, size, 1000) for r in fr.capture_rows(str(path), start, start + 1000)
+    ]
     assert [r.conn for r in parts] == [r.conn for r in rows]
 
 
@@ -104,8 +106,10 @@ def pcapng(packets: list[bytes], order: str = "<") -> list[bytes]:
 
     def block(kind: int, body: bytes) -> bytes:
         body += b"\0" * (-len(body) % 4)
-        return struct.pack(order + "II", kind, len(body) + 12) + body + struct.pack(
-            order + "I", len(body) + 12
+        return (
+            struct.pack(order + "II", kind, len(body) + 12)
+            + body
+            + struct.pack(order + "I", len(body) + 12)
         )
 
     shb = block(0x0A0D0D0A, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1))

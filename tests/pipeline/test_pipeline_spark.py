@@ -58,7 +58,6 @@ from kafka_specgen.pipeline.decode import (
 )  # noqa: E402
 from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
 from kafka_specgen.pipeline.job import Summary, run_pipeline  # noqa: E402
-from kafka_specgen.pipeline.spark import spark_session  # noqa: E402
 from kafka_specgen.spark_schema import spark_schemas  # noqa: E402
 from tests.support import genpkg  # noqa: E402
 from tests.support.chromium import load_page  # noqa: E402
@@ -73,29 +72,7 @@ from tests.pipeline.test_pipeline_reassembly import (  # noqa: E402
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    session = spark_session(
-        "local[2]",
-        quick_jvm=True,
-        conf={
-            "spark.ui.enabled": "false",
-            "spark.sql.shuffle.partitions": "2",
-            "spark.driver.memory": "1g",
-        },
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    session.dataSource.register(KafkaCaptureDataSource)
-    yield session
-    session.stop()
-
-
-def golden_specs() -> Path:
-    """The newest full corpus: Kafka trunk (../shared), else the kafka-python wheel's specs."""
-    trunk = genpkg.CORPORA / "trunk-2024-10" / "message"
-    return trunk if trunk.is_dir() else genpkg.kafka_python_specs()
+from tests.pipeline.conftest import golden_specs  # noqa: E402
 
 
 def spark_to_dict(value: Any, spark_type: Any) -> Any:
@@ -531,7 +508,7 @@ def test_rotated_pcap_files_give_the_capture_files_rows(spark: Any, tmp_path: Pa
 
     def comparable(source: str) -> list[tuple[Any, ...]]:
         return sorted(
-            tuple(v for k, v in r.asDict().items() if k not in ("conn", "src", "dst"))
+            tuple(v for k, v in r.asDict().items() if k not in ("conn", "src", "dst", "source"))
             for r in rows
             if r["conn"].startswith(source)
         )

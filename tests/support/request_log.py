@@ -101,9 +101,7 @@ def log_from_capture(
     registry = importlib.import_module(f"{package}.registry")
     marked = set(deprecated)
     rows = [r for r in fr.capture_rows(str(capture)) if r.error is None]
-    responses = {
-        (r.conn, r.correlation_id): r for r in rows if r.direction == "response"
-    }
+    responses = {(r.conn, r.correlation_id): r for r in rows if r.direction == "response"}
     software: dict[str, tuple[str, str]] = {}
     lines = []
     for row in rows:

@@ -63,9 +63,31 @@ def spark_session(
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    if under_submit:
+        session = builder.getOrCreate()
+    else:
+        session = _with_jvm_stderr_in(JVM_LOG, builder.getOrCreate)
     session.sparkContext.setLogLevel("OFF")
     return session
+
+
+#: Where the local JVM (and the Python workers it starts) write their stderr: the JVM's
+#: start-up notices, and what it says when it dies.
+JVM_LOG = Path(tempfile.gettempdir()) / f"kafka-specgen-spark-{os.getpid()}.log"
+
+
+def _with_jvm_stderr_in(log: Path, start: Any) -> Any:
+    """Run ``start`` (which launches the JVM) with file descriptor 2 pointing to ``log``,
+    so the JVM inherits that as its stderr; this process gets its own back."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(log, "ab") as out:
+            os.dup2(out.fileno(), 2)
+            return start()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 # --- what the executors get ----------------------------------------------------------------------
@@ -158,11 +180,15 @@ def failure_line(exc: BaseException) -> str:
 
 
 def keep_trace(exc: BaseException) -> Path:
-    """Write the whole failure (Java and Python traces) to a file; returns its path."""
+    """Write the whole failure (Java and Python traces, and the tail of the JVM's stderr)
+    to a file; returns its path."""
     import traceback
 
     handle, name = tempfile.mkstemp(prefix="kafka-specgen-pipeline-failure-", suffix=".txt")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
         out.write("\n" + str(exc) + "\n")
+        if JVM_LOG.is_file():
+            out.write(f"\n--- the end of {JVM_LOG} ---\n")
+            out.write(JVM_LOG.read_text(encoding="utf-8", errors="replace")[-20000:])
     return Path(name)
