@@ -159,24 +159,42 @@ _PYTHON_ERROR = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)
 _JAVA_ERROR = re.compile(r"^(?:Caused by: )?((?:[a-z]\w*\.)+[A-Z]\w*(?:Exception|Error)\b.*)$")
 
 
+#: Java exceptions that only say a worker went away: the cause is elsewhere.
+_SYMPTOMS = ("java.net.SocketException", "java.io.EOFException", "java.lang.InterruptedException")
+
+
 def failure_line(exc: BaseException) -> str:
-    """Why a Spark job failed, in one line: the Python exception an executor raised (the
-    last line of its traceback), else the root Java exception, else the exception's own
+    """Why a Spark job failed, in one line: the Python exception an executor's Python
+    worker raised (the last line of its traceback, from the error or, for a worker that
+    crashed, from the JVM's stderr), else the root Java exception, else the exception's own
     first line."""
     text = str(exc)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     python = [m.group(1) for line in lines if (m := _PYTHON_ERROR.match(line))]
-    worker = "Traceback (most recent call last)" in text
-    if worker and python:
-        where = "an executor's Python worker" if "Python worker" in text else "Python"
-        return f"{where} raised {python[-1]}"
-    java = [m.group(1) for line in lines if (m := _JAVA_ERROR.match(line))]
-    if java:
-        return java[-1]
+    if "Traceback (most recent call last)" in text and python:
+        return f"an executor's Python worker raised {python[-1]}"
+    if "Python worker exited unexpectedly" in text:
+        worker = _last_python_error(JVM_LOG)
+        return "an executor's Python worker crashed" + (f": {worker}" if worker else "")
+    java = [m.group(1) for line in lines if (m := _JAVA_ERROR.match(line.lstrip(": ")))]
+    causes = [j for j in java if not j.startswith(_SYMPTOMS)]
+    if causes:
+        return causes[-1]
     if python:
         return python[-1]
     first = lines[0] if lines else type(exc).__name__
     return f"{type(exc).__name__}: {first}" if type(exc).__name__ not in first else first
+
+
+def _last_python_error(log: Path) -> str | None:
+    """The last Python exception line in the tail of a log file."""
+    if not log.is_file():
+        return None
+    with open(log, "rb") as f:
+        f.seek(max(0, log.stat().st_size - 65536))
+        tail = f.read().decode("utf-8", errors="replace")
+    found = [m.group(1) for line in tail.splitlines() if (m := _PYTHON_ERROR.match(line.strip()))]
+    return found[-1] if found else None
 
 
 def keep_trace(exc: BaseException) -> Path:
