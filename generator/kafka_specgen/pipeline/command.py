@@ -17,6 +17,7 @@ the counts disagree (something read was lost: a bug).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,13 @@ def register(commands: Any) -> None:
         "handshake was not captured",
     )
     parser.add_argument(
+        "--tls-keylog",
+        metavar="FILE",
+        default=os.environ.get("SSLKEYLOGFILE") or None,
+        help="the TLS session keys (an SSLKEYLOGFILE, NSS format) to decrypt the TLS "
+        "connections of pcap files with (default: $SSLKEYLOGFILE)",
+    )
+    parser.add_argument(
         "--target-specs",
         action="append",
         type=Path,
@@ -123,6 +131,8 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         return 2
     try:
         check_inputs(args.input)
+        if args.tls_keylog and not os.path.isfile(args.tls_keylog):
+            raise InputError(f"--tls-keylog: no such file: {args.tls_keylog}")
         if args.target_release:
             from .target import Target
 
@@ -144,6 +154,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
             target_release=args.target_release,
             records=not args.no_records,
             report=args.report,
+            tls_keylog=args.tls_keylog,
         )
     except JobFailed as failed:
         print(

@@ -154,12 +154,16 @@ def to_batches(
 # --- frames of capture files and pcap files ------------------------------------------------------
 
 
-def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any:
-    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture and pcap files in ``paths``.
+def read_frames(
+    spark: Any, paths: Sequence[Any], broker_ports: str = "", tls_keylog: str | None = None
+) -> Any:
+    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture files, request logs and
+    pcap files in ``paths``.
 
     Every pcap file is read in its own partition (its TCP segments); the segments are
     shuffled by connection, sorted in capture order and reassembled, one connection at a
-    time (``reassemble_batches``).
+    time (``reassemble_batches``); TLS connections are decrypted with the keys of
+    ``tls_keylog`` (a path every executor can read).
     """
     from pyspark.sql import functions as F
 
@@ -177,7 +181,10 @@ def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any
         parts.append(
             segments.repartition(*key)
             .sortWithinPartitions(*key, "ts", "file_no", "packet")
-            .mapInArrow(partial(reassemble_batches, broker_ports=ports), SCHEMA_DDL)
+            .mapInArrow(
+                partial(reassemble_batches, broker_ports=ports, tls_keylog=tls_keylog),
+                SCHEMA_DDL,
+            )
         )
     if not parts:
         return spark.createDataFrame([], SCHEMA_DDL)
@@ -187,10 +194,18 @@ def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any
     return frames
 
 
-def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ()) -> Iterator[Any]:
+def reassemble_batches(
+    batches: Iterable[Any], broker_ports: Sequence[int] = (), tls_keylog: str | None = None
+) -> Iterator[Any]:
     """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
-    frame batches, reassembling one connection at a time."""
+    frame batches, reassembling (and decrypting) one connection at a time."""
     from .pcap import Segment, connection_key, reassemble
+    from .tls import read_keylog
+
+    keys = None
+    if tls_keylog is not None:
+        with open(tls_keylog, encoding="utf-8", errors="replace") as log:
+            keys = read_keylog(log.read())
 
     def segments() -> Iterator[Segment]:
         for batch in batches:
@@ -198,6 +213,6 @@ def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ())
 
     def rows() -> Iterator[Any]:
         for _, connection in groupby(segments(), key=connection_key):
-            yield from reassemble(connection, broker_ports)
+            yield from reassemble(connection, broker_ports, keys)
 
     return to_batches(rows(), arrow_schema(Row))

@@ -77,6 +77,7 @@ class Summary:
     total_s: float = 0.0
     tables: list[str] = field(default_factory=list)
     logged: int = 0  # request log entries (no bytes to decode)
+    tls_without_keys: int = 0  # error rows of TLS connections no key log was given for
 
     def exit_status(self, fail_on_unready: bool = False) -> int:
         """``EXIT_LOST`` if something was lost; with ``fail_on_unready``, the verdict's
@@ -115,6 +116,11 @@ class Summary:
                 f"  hint: {self.unknown_api_errors} of {self.frames_read} frames are of APIs "
                 "the package has no codec for: decode with Kafka's whole spec set, --specs "
                 "PATH (e.g. clients/src/main/resources/common/message of a Kafka checkout)"
+            )
+        if self.tls_without_keys:
+            lines.append(
+                f"  hint: {self.tls_without_keys} error rows are of TLS connections: pass "
+                "--tls-keylog FILE (an SSLKEYLOGFILE) to decrypt them"
             )
         if self.messages_without_schema:
             lines.append(
@@ -188,6 +194,7 @@ def run_pipeline(
     records: bool = True,
     report: bool = False,
     target_release: str | None = None,
+    tls_keylog: str | Path | None = None,
 ) -> Summary:
     """Run the whole job; returns its summary.
 
@@ -196,6 +203,7 @@ def run_pipeline(
     temporary folder, removed at the end. ``records``: read record batches (``batches/``,
     ``record_usage/``). ``target_specs`` or ``target_release``: judge readiness against
     it (``readiness/``). ``report``: write ``out/report.html`` from the tables.
+    ``tls_keylog``: an SSLKEYLOGFILE to decrypt the TLS connections of pcap files with.
     """
     from .spark import spark_session
 
@@ -231,6 +239,7 @@ def run_pipeline(
                 prog,
                 target,
                 records,
+                str(Path(tls_keylog).resolve()) if tls_keylog else None,
             )
             summary.master = spark.sparkContext.master
             if report:
@@ -276,6 +285,7 @@ def _run(
     prog: Progress,
     target: Target | None,
     records: bool,
+    tls_keylog: str | None,
 ) -> Summary:
     from .datasource import read_frames
     from .decode import DECODED_DDL, count_and_decode
@@ -296,7 +306,7 @@ def _run(
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
     batch_counter = sc.accumulator(0)
-    decoded = read_frames(spark, inputs, broker_ports).mapInArrow(
+    decoded = read_frames(spark, inputs, broker_ports, tls_keylog).mapInArrow(
         partial(
             count_and_decode,
             package=package.name,
@@ -365,6 +375,7 @@ def _run(
         errors=n_errors,
         logged=n_logged,
         unknown_api_errors=error_counts["unknown_api"],
+        tls_without_keys=error_counts["tls_without_keys"],
         reencoded_equal=equal,
         mismatches=total_decoded - equal,
         batches_read=batches_read,

@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from .columns import Bytes, Double, Int, Long, OptStr, Str, ddl
 from .frames import MAX_FRAME_SIZE, PCAP, Row
 from .pcapfile import Damage, is_pcap_magic, read_packets
-from .streams import Chunk, pair_frames, split_stream
+from . import tls
+from .streams import Chunk, StreamFrame, pair_frames, split_stream
+from .tls import looks_like_tls
 
 READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
 TCP = 6
@@ -236,9 +238,16 @@ class _Connection:
         return any(side.items for side in self.sides.values())
 
 
-def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) -> list[Row]:
+#: TLS session keys (``tls.read_keylog``); None: no key log was given.
+Keys = Optional[dict[tuple[str, bytes], bytes]]
+
+
+def reassemble(
+    segments: Iterable[Segment], broker_ports: Iterable[int] = (), keys: Keys = None
+) -> list[Row]:
     """Rows (one per frame) of every Kafka connection among ``segments``, which come in
-    ``capture_order`` (at least those of each ``connection_key``)."""
+    ``capture_order`` (at least those of each ``connection_key``). A TLS connection is
+    decrypted with ``keys`` (``tls``); without them its two directions are error rows."""
     ports = frozenset(broker_ports)
     current: dict[tuple[str, str], _Connection] = {}
     connections: list[_Connection] = []
@@ -260,16 +269,25 @@ def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) ->
         if not conn.has_data:
             continue
         client, broker = _roles(conn, ports)
-        sides = conn.sides
         empty = _Side()
-        rows += pair_frames(
-            conn.name,
-            client or None,
-            broker or None,
-            split_stream(sides.get(client, empty).chunks()),
-            split_stream(sides.get(broker, empty).chunks()),
-        )
+        requests, responses = conn.sides.get(client, empty), conn.sides.get(broker, empty)
+        client_chunks, broker_chunks = requests.chunks(), responses.chunks()
+        if client_chunks and looks_like_tls(client_chunks[0].data):
+            client_plain, broker_plain = tls.decrypt(client_chunks, broker_chunks, keys)
+            streams = (_plaintext(client_plain), _plaintext(broker_plain))
+        else:
+            streams = (list(split_stream(client_chunks)), list(split_stream(broker_chunks)))
+        rows += pair_frames(conn.name, client or None, broker or None, *streams)
     return rows
+
+
+def _plaintext(decrypted: tls.Decrypted) -> list[StreamFrame]:
+    """The frames of a decrypted direction, and an error frame where decryption stopped."""
+    frames = list(split_stream(decrypted.chunks))
+    if decrypted.problem is not None:
+        ts = decrypted.chunks[-1].ts if decrypted.chunks else 0.0
+        frames.append(StreamFrame(ts, decrypted.rest, decrypted.problem))
+    return frames
 
 
 def _damaged(segment: Segment) -> Row:
@@ -317,7 +335,10 @@ def _port(endpoint: str) -> int:
 
 
 def _looks_like_request(data: bytes) -> bool:
-    """Size, api key, api version, correlation id and client id length of a request header."""
+    """Size, api key, api version, correlation id and client id length of a request
+    header; or a TLS ClientHello."""
+    if looks_like_tls(data):
+        return True
     if len(data) < 14:
         return False
     size, api_key, api_version, _, client_len = struct.unpack_from(">ihhih", data)
@@ -329,12 +350,14 @@ def _looks_like_request(data: bytes) -> bool:
     )
 
 
-def pcap_rows(paths: str | Sequence[str], broker_ports: Iterable[int] = ()) -> list[Row]:
+def pcap_rows(
+    paths: str | Sequence[str], broker_ports: Iterable[int] = (), keys: Keys = None
+) -> list[Row]:
     """Every frame of pcap/pcapng files (one capture: a stream may span files) as rows."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     segments = [s for n, path in enumerate(paths) for s in read_segments(path, n)]
     segments.sort(key=capture_order)
-    return reassemble(segments, broker_ports)
+    return reassemble(segments, broker_ports, keys)
 
 
 def is_pcap(path: str) -> bool:

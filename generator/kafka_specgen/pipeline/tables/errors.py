@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..columns import Bytes, OptDouble, OptInt, OptStr, Str
+from ..tls import NEEDS_KEYS
 from . import Staged, Table, save
 
 
@@ -55,5 +56,8 @@ def write(staged: Staged, entries: Any) -> dict[str, int]:
     counts = {r["kind"]: r["count"] for r in written.groupBy("kind").count().collect()}
     counts["unknown_api"] = written.filter(
         (F.col("kind") == "frame") & F.col("reason").contains("unknown api key")
+    ).count()
+    counts["tls_without_keys"] = written.filter(
+        (F.col("kind") == "frame") & F.col("reason").contains(NEEDS_KEYS)
     ).count()
     return counts
