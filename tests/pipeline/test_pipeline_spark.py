@@ -666,3 +666,98 @@ def test_a_process_with_three_producers_is_one_client(spark: Any, tmp_path: Path
         ("ok", produce_sent, "Kafka 4.0.2")
     }
     assert summary.readiness.clients == 1 and summary.readiness.ready
+
+
+def test_every_capture_survives(spark: Any, tmp_path: Path) -> None:
+    """Each kind of damage beside good input: bad lines and out-of-range numbers in a
+    capture file, a pcapng whose section header is damaged, a truncated pcap, a pcap
+    record that claims 2 GiB, a request log line that is not JSON. Every damaged part is a
+    counted error row; every good file is read whole."""
+    from tests.support.request_log import entry_line
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copy(GOLDEN / "librdkafka_producer.jsonl", inputs / "good.jsonl")
+    good_rows = list(fr.capture_rows(str(inputs / "good.jsonl")))
+    request = json.loads((inputs / "good.jsonl").read_text().splitlines()[0])
+    (inputs / "numbers.jsonl").write_text(
+        "\n".join(
+            [
+                json.dumps({**request, "correlation_id": 2**40}),
+                json.dumps({**request, "api_key": -(2**20)}),
+                json.dumps({**request, "src": 12}),
+                json.dumps({**request, "ts": "soon"}),
+                "[" * 50_000 + "]" * 50_000,
+                json.dumps(request),
+            ]
+        )
+        + "\n"
+    )
+    recs = next(iter(by_conn(golden_records("librdkafka_producer.jsonl", 30)).values()))
+    build_pcap(inputs / "fine.pcap", [conversation_packets(recs, 46000)])
+    fine = (inputs / "fine.pcap").read_bytes()
+    (inputs / "cut.pcap").write_bytes(fine[: len(fine) - 9])
+    bomb = bytearray(fine)
+    first = struct.unpack_from("<I", fine, 24 + 8)[0]
+    bomb[24 + 16 + first + 8 : 24 + 16 + first + 12] = struct.pack("<I", 2**31 - 1)
+    (inputs / "bomb.pcap").write_bytes(bytes(bomb))
+    build_pcap(inputs / "header.pcapng", [conversation_packets(recs, 47000)], ng=True)
+    ng = bytearray((inputs / "header.pcapng").read_bytes())
+    ng[8:12] = b"\x00\x00\x00\x00"  # the section header's byte-order magic
+    (inputs / "header.pcapng").write_bytes(bytes(ng))
+    log = entry_line(
+        1.0,
+        {
+            "requestApiKey": 3,
+            "requestApiVersion": 12,
+            "correlationId": 1,
+            "clientId": "a",
+            "requestApiKeyName": "METADATA",
+        },
+        {},
+        {},
+        "10.0.0.2:9092-10.0.0.7:5000-0",
+        None,
+    )
+    (inputs / "kafka-request.log").write_text(
+        log + "[2025-01-01 00:00:00,000] DEBUG Completed request:{oops (kafka.request.logger)\n"
+    )
+
+    summary = run_pipeline(
+        [inputs], tmp_path / "out", specs=[golden_specs()], spark=spark, progress=False
+    )
+    assert summary.nothing_lost
+    errors = pq.read_table(tmp_path / "out" / "errors").to_pylist()
+    reasons = [e["reason"] for e in errors if e["kind"] == "frame"]
+    for needle in (
+        "correlation_id 1099511627776 outside",
+        "api_key -1048576 outside",
+        "src is int 12, not text",
+        "ts is str 'soon'",
+        "RecursionError",
+        "cut.pcap: file ends",
+        "bomb.pcap: packet 2 claims 2147483647 bytes",
+        "header.pcapng: damaged section header",
+        "not a request log entry",
+    ):
+        assert sum(needle in r for r in reasons) >= 1, needle
+    conformance = pq.read_table(tmp_path / "out" / "conformance").to_pylist()
+    usage = pq.read_table(tmp_path / "out" / "usage").to_pylist()
+    assert summary.logged == 1 and {u["source"] for u in usage} == {"bytes", "request log"}
+    # the good capture file, and the good pcap, are read whole
+    messages = tmp_path / "out" / "messages"
+    conns = {
+        r["conn"].partition("#")[0]
+        for table in messages.iterdir()
+        for r in pq.read_table(table, columns=["conn"]).to_pylist()
+    }
+    assert {"good.jsonl", "fine.pcap", "numbers.jsonl"} <= conns
+    decoded_good = sum(
+        1
+        for table in messages.iterdir()
+        for r in pq.read_table(table, columns=["conn"]).to_pylist()
+        if r["conn"].startswith("good.jsonl#")
+    )
+    plain = [d for d in decode_rows(good_rows, summary.package) if d.status == "decoded"]
+    assert decoded_good == len(plain)
+    assert sum(c["frames"] for c in conformance) == summary.decoded + summary.errors
