@@ -10,10 +10,7 @@ venv with PySpark): the venv is built once for the module.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import venv
 import zipfile
 from pathlib import Path
 
@@ -21,21 +18,14 @@ import pytest
 
 from kafka_specgen.library import generate_files
 from tests.support import genpkg
+from tests.support.wheel import build_wheel, clean_env, fresh_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True,
-        timeout=600,
-        capture_output=True,
-    )
-    [built] = out.glob("kafka_specgen-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> None:
@@ -60,24 +50,7 @@ def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> Non
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel and its ``spark`` extra, not editable."""
-    env_dir = tmp_path_factory.mktemp("venv")
-    venv.create(env_dir, with_pip=True)
-    subprocess.run(
-        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{wheel}[spark]"],
-        check=True,
-        timeout=1200,
-        capture_output=True,
-    )
-    return env_dir
-
-
-def clean_env(tmp_path: Path) -> dict[str, str]:
-    """A working environment with nothing of the checkout: PATH (Java), a cache of its own."""
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "KAFKA_SPECGEN_CACHE": str(tmp_path / "cache"),
-    }
+    return fresh_venv(tmp_path_factory.mktemp("venv"), f"{wheel}[spark]")
 
 
 def test_the_installed_tool_generates_what_the_checkout_generates(

@@ -16,6 +16,7 @@ two runs), so ``make test`` does not collect it (its name does not start with
 from __future__ import annotations
 
 import json
+import subprocess
 import shutil
 import threading
 from pathlib import Path
@@ -161,3 +162,50 @@ def test_cluster_run_equals_local_run(tmp_path: Path) -> None:
     assert conns == set(FILES) | {"cap0.pcap"}
     assert (cluster_out / "report.html").stat().st_size > 1_000_000
     assert json.dumps(state).count('"ALIVE"') >= 2  # both workers still up at the end
+
+
+@pytest.mark.slow
+def test_the_wheel_runs_on_the_cluster(tmp_path: Path) -> None:
+    """The pipeline as a user installs it, on the master and two workers: the driver is
+    ``kafka-specgen`` from a fresh venv holding the wheel (with the ``spark`` extra); the
+    executors run a Python that has pyarrow and nothing of kafka-specgen, so every module
+    they import comes from what the job ships. It flags the pinned client of a mixed fleet,
+    as in local mode."""
+    from tests.support.mixed_fleet import record_mixed_fleet
+    from tests.support.wheel import build_wheel, clean_env, fresh_venv
+
+    wheel = build_wheel(tmp_path / "wheel")
+    driver = fresh_venv(tmp_path / "driver", f"{wheel}[spark]")
+    executors = fresh_venv(tmp_path / "executors", "pyarrow>=15")
+    python = executors / "bin" / "python"
+    probe = subprocess.run([str(python), "-c", "import kafka_specgen"], capture_output=True)
+    assert probe.returncode != 0  # the test's premise: nothing installed to fall back on
+    fleet = record_mixed_fleet(tmp_path / "fleet.jsonl")
+    work = tmp_path / "empty"
+    work.mkdir()
+    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+        env = clean_env(
+            tmp_path,
+            PYSPARK_PYTHON=str(python),
+            SPARK_LOCAL_IP="127.0.0.1",
+            PYSPARK_SUBMIT_ARGS="--conf spark.executor.memory=768m --conf spark.cores.max=2 "
+            "pyspark-shell",
+        )
+        result = subprocess.run(
+            [str(driver / "bin" / "kafka-specgen"), "pipeline", "--master", cluster.url]
+            + ["--input", str(fleet), "--out", str(work / "tables"), "--quiet"]
+            + ["--target-release", "4.0", "--fail-on-unready"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        state = cluster.state()
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:] + cluster.logs()
+    assert f"(Spark {cluster.url}: start" in result.stdout
+    assert "readiness: 1 of 4 clients would break on the target (Kafka 4.0" in result.stdout
+    assert "software unknown at 127.0.0.1 ('legacy-billing')" in result.stdout
+    apps = state["completedapps"] + state["activeapps"]  # type: ignore[operator]
+    assert [a["name"] for a in apps] == ["kafka-specgen pipeline"]
+    assert "Traceback" not in result.stderr

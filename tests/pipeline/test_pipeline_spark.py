@@ -695,8 +695,11 @@ def test_every_capture_survives(spark: Any, tmp_path: Path) -> None:
     )
     recs = next(iter(by_conn(golden_records("librdkafka_producer.jsonl", 30)).values()))
     build_pcap(inputs / "fine.pcap", [conversation_packets(recs, 46000)])
-    fine = (inputs / "fine.pcap").read_bytes()
-    (inputs / "cut.pcap").write_bytes(fine[: len(fine) - 9])
+    for name, port in (("cut.pcap", 46100), ("bomb.pcap", 46200)):  # connections of their own
+        build_pcap(inputs / name, [conversation_packets(recs, port)])
+    cut = (inputs / "cut.pcap").read_bytes()
+    (inputs / "cut.pcap").write_bytes(cut[: len(cut) - 9])
+    fine = (inputs / "bomb.pcap").read_bytes()
     bomb = bytearray(fine)
     first = struct.unpack_from("<I", fine, 24 + 8)[0]
     bomb[24 + 16 + first + 8 : 24 + 16 + first + 12] = struct.pack("<I", 2**31 - 1)
