@@ -31,7 +31,7 @@ import json
 import os
 from functools import partial
 from itertools import groupby
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -154,8 +154,17 @@ def to_batches(
 # --- frames of capture files and pcap files ------------------------------------------------------
 
 
+#: A ``mapInArrow`` body: Arrow batches in, Arrow batches out.
+BatchFunction = Callable[[Iterable[Any]], Iterator[Any]]
+
+
 def read_frames(
-    spark: Any, paths: Sequence[Any], broker_ports: str = "", tls_keylog: str | None = None
+    spark: Any,
+    paths: Sequence[Any],
+    broker_ports: str = "",
+    tls_keylog: str | None = None,
+    then: BatchFunction | None = None,
+    schema: str = SCHEMA_DDL,
 ) -> Any:
     """A DataFrame of the frames (``SCHEMA_DDL``) of the capture files, request logs and
     pcap files in ``paths``.
@@ -163,7 +172,9 @@ def read_frames(
     Every pcap file is read in its own partition (its TCP segments); the segments are
     shuffled by connection, sorted in capture order and reassembled, one connection at a
     time (``reassemble_batches``); TLS connections are decrypted with the keys of
-    ``tls_keylog`` (a path every executor can read).
+    ``tls_keylog`` (a path every executor can read). ``then`` (giving rows of ``schema``)
+    runs on the frames in the same Python worker that made them: the frames of pcap files
+    go back to the JVM once, decoded.
     """
     from pyspark.sql import functions as F
 
@@ -173,7 +184,8 @@ def read_frames(
     pcaps = [path for path, kind in files if kind == PCAP]
     parts = []
     if captures:
-        parts.append(spark.read.format("kafka-capture").load(captures))
+        frames = spark.read.format("kafka-capture").load(captures)
+        parts.append(frames.mapInArrow(then, schema) if then is not None else frames)
     if pcaps:
         segments = spark.read.format("kafka-capture").option("rows", "segments").load(pcaps)
         key = [F.least("src", "dst"), F.greatest("src", "dst")]
@@ -182,12 +194,12 @@ def read_frames(
             segments.repartition(*key)
             .sortWithinPartitions(*key, "ts", "file_no", "packet")
             .mapInArrow(
-                partial(reassemble_batches, broker_ports=ports, tls_keylog=tls_keylog),
-                SCHEMA_DDL,
+                partial(reassemble_batches, broker_ports=ports, tls_keylog=tls_keylog, then=then),
+                schema,
             )
         )
     if not parts:
-        return spark.createDataFrame([], SCHEMA_DDL)
+        return spark.createDataFrame([], schema)
     frames = parts[0]
     for part in parts[1:]:
         frames = frames.unionByName(part)
@@ -195,10 +207,14 @@ def read_frames(
 
 
 def reassemble_batches(
-    batches: Iterable[Any], broker_ports: Sequence[int] = (), tls_keylog: str | None = None
+    batches: Iterable[Any],
+    broker_ports: Sequence[int] = (),
+    tls_keylog: str | None = None,
+    then: BatchFunction | None = None,
 ) -> Iterator[Any]:
     """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
-    frame batches, reassembling (and decrypting) one connection at a time."""
+    frame batches, reassembling (and decrypting) one connection at a time; ``then``
+    continues with the frame batches."""
     from .pcap import Segment, connection_key, reassemble
     from .tls import read_keylog
 
@@ -215,4 +231,5 @@ def reassemble_batches(
         for _, connection in groupby(segments(), key=connection_key):
             yield from reassemble(connection, broker_ports, keys)
 
-    return to_batches(rows(), arrow_schema(Row))
+    frames = to_batches(rows(), arrow_schema(Row))
+    return then(frames) if then is not None else frames

@@ -209,7 +209,7 @@ def run_pipeline(
 
     # input that holds nothing to read, and a target that does not load, fail here,
     # before Spark starts
-    check_inputs([str(path) for path in inputs])
+    files = check_inputs([str(path) for path in inputs])
     target = None
     if target_specs:
         target = Target(target_specs)
@@ -219,7 +219,7 @@ def run_pipeline(
     t0 = time.monotonic()
     if own:
         try:
-            spark = spark_session(master)
+            spark = spark_session(master, **session_settings(master, files))
         except Exception as exc:
             raise _failed(exc) from exc
     startup = time.monotonic() - t0
@@ -261,6 +261,26 @@ def run_pipeline(
     summary.startup_s = round(startup, 3)
     summary.total_s = round(time.monotonic() - t0, 3)
     return summary
+
+
+#: Input up to this size is small: Spark is set up for quick start-up and few tasks.
+SMALL_INPUT = 64 << 20
+
+
+def session_settings(master: str | None, files: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """How the job's own session is set up: in local mode no web UI, and for small input a
+    JVM tuned for start-up and two shuffle partitions (each task costs more than it
+    does on so little data)."""
+    import os
+
+    local = master is None or master.startswith("local")
+    if "PYSPARK_GATEWAY_PORT" in os.environ or not local:
+        return {}
+    small = sum(os.path.getsize(path) for path, _ in files) <= SMALL_INPUT
+    conf = {"spark.ui.enabled": "false"}
+    if small:
+        conf["spark.sql.shuffle.partitions"] = "2"
+    return {"quick_jvm": small, "conf": conf}
 
 
 def _from_spark(exc: BaseException) -> bool:
@@ -306,16 +326,14 @@ def _run(
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
     batch_counter = sc.accumulator(0)
-    decoded = read_frames(spark, inputs, broker_ports, tls_keylog).mapInArrow(
-        partial(
-            count_and_decode,
-            package=package.name,
-            counter=read_counter,
-            batch_counter=batch_counter,
-            records=records,
-        ),
-        DECODED_DDL,
+    decode = partial(
+        count_and_decode,
+        package=package.name,
+        counter=read_counter,
+        batch_counter=batch_counter,
+        records=records,
     )
+    decoded = read_frames(spark, inputs, broker_ports, tls_keylog, decode, DECODED_DDL)
     stage = out / "staging_decoded"
     _remove_tables(out)
     prog.say(f"reading and decoding {len(inputs)} input path(s)")

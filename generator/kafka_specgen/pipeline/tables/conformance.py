@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from ..columns import Long, OptBytes, OptInt, OptStr
 from ..decode import LOGGED
-from . import Staged, Table, save
+from . import Staged, Table, read_small, save
 
 
 class ConformanceRow(NamedTuple):
@@ -47,5 +47,5 @@ def write(staged: Staged) -> list[Any]:
         F.first(F.when(~ok, F.col("reason")), ignorenulls=True).alias("sample_error"),
     )
     ordered = table.orderBy("api_key", "direction", "api_version")
-    rows: list[Any] = save(staged, TABLE, ordered).collect()
-    return rows
+    save(staged, TABLE, ordered)
+    return read_small(staged.path(TABLE))

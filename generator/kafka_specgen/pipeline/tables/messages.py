@@ -28,7 +28,7 @@ ROWS_PER_FILE = 500_000
 
 
 def write(staged: Staged, schemas: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """Write one table per message decoded (four at a time); returns the tables written
+    """Write one table per message decoded (eight at a time); returns the tables written
     and the messages without a schema (no table)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
@@ -55,6 +55,7 @@ def write(staged: Staged, schemas: dict[str, Any]) -> tuple[list[str], list[str]
             if done[0] % 10 == 0 or done[0] == len(tables):
                 staged.say(f"messages/: {done[0]}/{len(tables)} tables")
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    # the jobs are small: most of each is scheduling, which overlaps
+    with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(write_one, tables))
     return tables, missing

@@ -5,9 +5,12 @@ known bugs that bite (``pipeline.advice``), and what the capture did not show
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any, Iterable
 
 from ..advice import with_advice
+from ..columns import arrow_schema
 from ..readiness import (
     BYTES,
     FETCH,
@@ -54,9 +57,21 @@ def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tupl
     judged = judge_rows(target, request_rows, [r.asDict() for r in formats])
     rows = with_advice(judged, target)
     rows += gap_rows(_evidence(frames, requests, judged, undecoded, records), target.label)
-    table = staged.spark.createDataFrame([tuple(r) for r in rows], TABLE.ddl)
-    table.coalesce(1).write.mode("overwrite").parquet(str(staged.path(TABLE)))
+    write_rows(staged.path(TABLE), rows)
     return verdict(rows, target.label), len(rows)
+
+
+def write_rows(folder: Path, rows: list[ReadinessRow]) -> None:
+    """Write the table from the driver (a few hundred rows: no Spark job)."""
+    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    schema = arrow_schema(ReadinessRow)
+    table = pa.Table.from_pylist([r._asdict() for r in rows], schema=schema)
+    pq.write_table(table, folder / "part-00000.parquet")
 
 
 def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
@@ -124,15 +139,15 @@ def _evidence(
         for r in per_client
         if r["legacy"] and (not records or not r["batches"])
     }
-    named = {
-        b
-        for r in frames.filter(F.col("named_brokers").isNotNull())
-        .select(F.explode("named_brokers").alias("b"))
-        .distinct()
-        .collect()
-        for b in [r["b"]]
-    }
-    endpoints = {r["dst"] for r in requests.select("dst").distinct().collect() if r["dst"]}
+    named_brokers = frames.filter(F.col("named_brokers").isNotNull()).select(
+        F.lit("named").alias("kind"), F.explode("named_brokers").alias("endpoint")
+    )
+    traffic = requests.filter(F.col("dst").isNotNull()).select(
+        F.lit("traffic").alias("kind"), F.col("dst").alias("endpoint")
+    )
+    seen = named_brokers.unionByName(traffic).distinct().collect()
+    named = {r["endpoint"] for r in seen if r["kind"] == "named"}
+    endpoints = {r["endpoint"] for r in seen if r["kind"] == "traffic"}
     api_rows = [r for r in judged if r.kind == "api"]
     return Evidence(
         undecoded=undecoded,

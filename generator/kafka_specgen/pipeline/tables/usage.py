@@ -42,5 +42,4 @@ def write(staged: Staged) -> int:
         )
         .orderBy(*CLIENT, "api_key", "api_version")
     )
-    count: int = save(staged, TABLE, table).count()
-    return count
+    return save(staged, TABLE, table)
