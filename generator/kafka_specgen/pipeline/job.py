@@ -307,6 +307,8 @@ def _run(
     records: bool,
     tls_keylog: str | None,
 ) -> Summary:
+    from pyspark import StorageLevel
+
     from .datasource import read_frames
     from .decode import DECODED_DDL, count_and_decode
     from .spark import ship
@@ -333,14 +335,15 @@ def _run(
         batch_counter=batch_counter,
         records=records,
     )
-    decoded = read_frames(spark, inputs, broker_ports, tls_keylog, decode, DECODED_DDL)
-    stage = out / "staging_decoded"
+    # decoded once: kept (memory, then disk) for every table
+    decoded = read_frames(spark, inputs, broker_ports, tls_keylog, decode, DECODED_DDL).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     _remove_tables(out)
     prog.say(f"reading and decoding {len(inputs)} input path(s)")
-    decoded.write.mode("overwrite").parquet(str(stage))
-    frames = with_clients(spark.read.parquet(str(stage))).cache()
+    counts = {r["status"]: r["count"] for r in decoded.groupBy("status").count().collect()}
+    frames = with_clients(decoded)
     staged = Staged(spark, frames, out, prog.say)
-    counts = {r["status"]: r["count"] for r in frames.groupBy("status").count().collect()}
     frames_read, batches_read = int(read_counter.value), int(batch_counter.value)
     n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
     n_logged = counts.get(LOGGED, 0)
@@ -372,8 +375,7 @@ def _run(
         prog.say(f"wrote readiness/ ({readiness_rows} rows)")
     tables, missing = messages.write(staged, schemas)
     written.append(f"{messages.TABLE.name}/<Message>")
-    frames.unpersist()
-    shutil.rmtree(stage, ignore_errors=True)
+    decoded.unpersist()
 
     total_decoded = sum(r["decoded"] for r in conf_rows)
     equal = sum(r["reencoded_equal"] for r in conf_rows)

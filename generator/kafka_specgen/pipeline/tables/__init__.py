@@ -143,7 +143,7 @@ def with_clients(frames: Any) -> Any:
     return (
         frames.drop("software_name", "software_version")
         .withColumn("id", id_of)
-        .join(F.broadcast(clients), ["conn", "id"], "left")
+        .join(F.broadcast(clients.cache()), ["conn", "id"], "left")
         .drop("id")
     )
 
