@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -217,12 +218,29 @@ def run_pipeline(
         target = Target.release(target_release)
     own = spark is None
     t0 = time.monotonic()
-    if own:
+    # the JVM starts while the decoding package and the schemas are made ready
+    with ThreadPoolExecutor(max_workers=1) as starter:
+        starting = (
+            starter.submit(spark_session, master, **session_settings(master, files))
+            if own
+            else None
+        )
         try:
-            spark = spark_session(master, **session_settings(master, files))
-        except Exception as exc:
-            raise _failed(exc) from exc
-    startup = time.monotonic() - t0
+            prepared = prepare(specs)
+        except BaseException:
+            if starting is not None and starting.exception() is None:
+                starting.result().stop()
+            raise
+        if starting is not None:
+            try:
+                spark = starting.result()
+            except Exception as exc:
+                raise _failed(exc) from exc
+        startup = time.monotonic() - t0
+    if not own:
+        startup = 0.0
+    if spark is None:  # pragma: no cover (a session was given or started)
+        raise RuntimeError("no Spark session")
     keep = workdir is not None
     workdir = workdir or Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -233,7 +251,7 @@ def run_pipeline(
                 spark,
                 inputs,
                 Path(out).resolve(),
-                specs,
+                prepared,
                 broker_ports,
                 workdir,
                 prog,
@@ -279,8 +297,31 @@ def session_settings(master: str | None, files: Sequence[tuple[str, str]]) -> di
     small = sum(os.path.getsize(path) for path, _ in files) <= SMALL_INPUT
     conf = {"spark.ui.enabled": "false"}
     if small:
-        conf["spark.sql.shuffle.partitions"] = "2"
+        conf["spark.sql.shuffle.partitions"] = "1"
+        conf["spark.sql.adaptive.enabled"] = "false"
     return {"quick_jvm": small, "conf": conf}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The decoding package (generated, or from the tool's cache) and the Spark schemas of
+    its messages."""
+
+    package: Any  # library.GeneratedPackage
+    schemas: dict[str, Any]
+    source: str  # where the specs came from, for the progress line
+
+
+def prepare(specs: Sequence[Path] | None) -> Prepared:
+    from ..library import bundled_specs, generated_package, load_specs
+    from ..spark_schema import spark_schemas
+
+    spec_paths = list(specs) if specs else [bundled_specs()]
+    package = generated_package(spec_paths)
+    package.module()
+    schemas = spark_schemas(load_specs(spec_paths, warn=False)[0])
+    source = f"from {', '.join(map(str, specs))}" if specs else "the specs shipped with the tool"
+    return Prepared(package, schemas, source)
 
 
 def _from_spark(exc: BaseException) -> bool:
@@ -299,7 +340,7 @@ def _run(
     spark: Any,
     inputs: Sequence[str | Path],
     out: Path,
-    specs: Sequence[Path] | None,
+    prepared: Prepared,
     broker_ports: str,
     workdir: Path,
     prog: Progress,
@@ -313,18 +354,11 @@ def _run(
     from .decode import DECODED_DDL, count_and_decode
     from .spark import ship
     from .tables import batches, conformance, errors, messages, readiness, usage
-    from ..library import bundled_specs, generated_package, load_specs
-    from ..spark_schema import spark_schemas
 
     started = time.monotonic()
-    spec_paths = list(specs) if specs else [bundled_specs()]
-    package = generated_package(spec_paths)
-    schemas = spark_schemas(load_specs(spec_paths, warn=False)[0])
+    package, schemas = prepared.package, prepared.schemas
     ship(spark, package, workdir)
-    prog.say(
-        f"decoding with package {package.name}"
-        + (f" (from {', '.join(map(str, specs))})" if specs else "")
-    )
+    prog.say(f"decoding with package {package.name} ({prepared.source})")
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
     batch_counter = sc.accumulator(0)
@@ -355,25 +389,34 @@ def _run(
         + f" ({decode_s:.1f} s)"
     )
 
+    # The tables are independent jobs: submitted together, Spark overlaps their scheduling
+    # and small tasks (readiness/ and record_usage/ read batches/, so they come second).
     entries = batches.entries(staged)
-    error_counts = errors.write(staged, entries)
-    conf_rows = conformance.write(staged)
-    usage_rows = usage.write(staged)
-    written = [errors.TABLE.name, conformance.TABLE.name, usage.TABLE.name]
-    prog.say("wrote errors/, conformance/, usage/")
-    n_batches = record_usage_rows = 0
-    if records:
-        n_batches = batches.write(staged, entries)
-        record_usage_rows = batches.write_record_usage(staged)
-        written += [batches.TABLE.name, batches.RECORD_USAGE.name]
-        prog.say(f"wrote batches/ ({n_batches} rows), record_usage/")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        first: dict[str, Future[Any]] = {
+            "errors": pool.submit(errors.write, staged, entries),
+            "conformance": pool.submit(conformance.write, staged),
+            "usage": pool.submit(usage.write, staged),
+        }
+        if records:
+            first["batches"] = pool.submit(batches.write, staged, entries)
+        done = {name: job.result() for name, job in first.items()}
+        prog.say("wrote " + ", ".join(f"{name}/" for name in done))
+        second: dict[str, Future[Any]] = {"messages": pool.submit(messages.write, staged, schemas)}
+        if records:
+            second["record_usage"] = pool.submit(batches.write_record_usage, staged)
+        if target is not None:
+            second["readiness"] = pool.submit(readiness.write, staged, target, records, n_errors)
+        done.update({name: job.result() for name, job in second.items()})
+        prog.say("wrote " + ", ".join(f"{name}/" for name in second))
+    error_counts, conf_rows, usage_rows = done["errors"], done["conformance"], done["usage"]
+    n_batches, record_usage_rows = done.get("batches", 0), done.get("record_usage", 0)
     verdict: Verdict | None = None
     readiness_rows = 0
-    if target is not None:
-        verdict, readiness_rows = readiness.write(staged, target, records, n_errors)
-        written.append(readiness.TABLE.name)
-        prog.say(f"wrote readiness/ ({readiness_rows} rows)")
-    tables, missing = messages.write(staged, schemas)
+    if "readiness" in done:
+        verdict, readiness_rows = done["readiness"]
+    tables, missing = done["messages"]
+    written = [name for name in (t.name for t in all_tables()) if name in done]
     written.append(f"{messages.TABLE.name}/<Message>")
     decoded.unpersist()
 

@@ -85,6 +85,16 @@ def rows_in(folder: Path) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
 
 
+def collect_together(queries: dict[str, Any]) -> dict[str, list[Any]]:
+    """``collect()`` of several small queries, submitted together: Spark overlaps their
+    scheduling."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, len(queries))) as pool:
+        futures = {name: pool.submit(query.collect) for name, query in queries.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
 def read_small(folder: Path) -> list[dict[str, Any]]:
     """The rows of a small table folder, read on the driver (pyarrow, no Spark job)."""
     import pyarrow.parquet as pq

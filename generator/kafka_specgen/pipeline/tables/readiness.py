@@ -22,7 +22,7 @@ from ..readiness import (
 )
 from ..target import Target
 from ..verdict import Evidence, Verdict, gap_rows, verdict
-from . import CLIENT, Staged, Table
+from . import CLIENT, Staged, Table, collect_together
 
 TABLE = Table(
     "readiness",
@@ -41,10 +41,9 @@ def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tupl
 
     frames = staged.frames
     requests = frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
-    request_rows = _requests(frames, requests)
-    formats: list[Any] = []
+    queries = {**_request_queries(frames, requests), **_evidence_queries(frames, requests)}
     if records:
-        formats = (
+        queries["formats"] = (
             staged.spark.read.parquet(str(staged.out / "batches"))
             .groupBy(*CLIENT, "magic")
             .agg(
@@ -52,11 +51,14 @@ def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tupl
                 F.min("ts").alias("first_ts"),
                 F.max("ts").alias("last_ts"),
             )
-            .collect()
         )
-    judged = judge_rows(target, request_rows, [r.asDict() for r in formats])
+    got = collect_together(queries)
+    request_rows = _request_rows(got["requests"], got["offered"])
+    formats = [r.asDict() for r in got.get("formats", [])]
+    judged = judge_rows(target, request_rows, formats)
     rows = with_advice(judged, target)
-    rows += gap_rows(_evidence(frames, requests, judged, undecoded, records), target.label)
+    evidence = _evidence(got["per_client"], got["seen"], judged, undecoded, records)
+    rows += gap_rows(evidence, target.label)
     write_rows(staged.path(TABLE), rows)
     return verdict(rows, target.label), len(rows)
 
@@ -74,10 +76,10 @@ def write_rows(folder: Path, rows: list[ReadinessRow]) -> None:
     pq.write_table(table, folder / "part-00000.parquet")
 
 
-def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
+def _request_queries(frames: Any, requests: Any) -> dict[str, Any]:
     """Per client, api key and version: counts, times, what the rows rest on, and the
-    broker's newest version of the API on the connections it was sent on (failing that,
-    on the same client's other connections)."""
+    broker's newest version of the API on the connections it was sent on; per client and
+    api key, the broker's newest on any of its connections (``offered``)."""
     from pyspark.sql import functions as F
 
     advertised = frames.filter(F.col("advertised").isNotNull()).select(
@@ -87,7 +89,7 @@ def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
         F.max("a.max_version").alias("conn_newest")
     )
     logged = (F.col("source") == REQUEST_LOG).cast("int")
-    rows = (
+    per_version = (
         requests.join(on_conn, ["conn", "api_key"], "left")
         .groupBy(*CLIENT, "api_key", "api_version")
         .agg(
@@ -98,16 +100,19 @@ def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
             F.max("conn_newest").alias("broker_newest"),
             F.min(logged).alias("all_logged"),
         )
-        .collect()
     )
-    offered = (
-        advertised.groupBy(*CLIENT, F.col("a.api_key").alias("api_key"))
-        .agg(F.max("a.max_version").alias("broker_newest"))
-        .collect()
+    offered = advertised.groupBy(*CLIENT, F.col("a.api_key").alias("api_key")).agg(
+        F.max("a.max_version").alias("broker_newest")
     )
+    return {"requests": per_version, "offered": offered}
+
+
+def _request_rows(per_version: list[Any], offered: list[Any]) -> list[dict[str, Any]]:
+    """The rows ``judge_rows`` takes: where a version's own connections had no ApiVersions
+    answer, the broker's newest on the same client's other connections."""
     per_client = {(client_of(r.asDict()), r["api_key"]): r["broker_newest"] for r in offered}
     out = []
-    for r in rows:
+    for r in per_version:
         row = r.asDict()
         if row["broker_newest"] is None:
             row["broker_newest"] = per_client.get((client_of(row), row["api_key"]))
@@ -116,36 +121,40 @@ def _requests(frames: Any, requests: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _evidence(
-    frames: Any, requests: Any, judged: list[ReadinessRow], undecoded: int, records: bool
-) -> Evidence:
+def _evidence_queries(frames: Any, requests: Any) -> dict[str, Any]:
+    """Per client: any Produce or Fetch, any Produce v0-v2, record batches in Produce;
+    the brokers Metadata named and the endpoints requests went to (``seen``)."""
     from pyspark.sql import functions as F
 
     batches = F.when(F.col("batches").isNull(), 0).otherwise(F.size("batches"))
-    per_client = (
-        requests.groupBy(*CLIENT)
-        .agg(
-            F.max(F.col("api_key").isin(PRODUCE, FETCH).cast("int")).alias("data"),
-            F.max(((F.col("api_key") == PRODUCE) & (F.col("api_version") <= 2)).cast("int")).alias(
-                "legacy"
-            ),
-            F.sum(F.when(F.col("api_key") == PRODUCE, batches).otherwise(0)).alias("batches"),
-        )
-        .collect()
+    legacy = (F.col("api_key") == PRODUCE) & (F.col("api_version") <= 2)
+    per_client = requests.groupBy(*CLIENT).agg(
+        F.max(F.col("api_key").isin(PRODUCE, FETCH).cast("int")).alias("data"),
+        F.max(legacy.cast("int")).alias("legacy"),
+        F.sum(F.when(F.col("api_key") == PRODUCE, batches).otherwise(0)).alias("batches"),
     )
-    without_data = {client_of(r.asDict()) for r in per_client if not r["data"]}
-    unread = {
-        client_of(r.asDict())
-        for r in per_client
-        if r["legacy"] and (not records or not r["batches"])
-    }
     named_brokers = frames.filter(F.col("named_brokers").isNotNull()).select(
         F.lit("named").alias("kind"), F.explode("named_brokers").alias("endpoint")
     )
     traffic = requests.filter(F.col("dst").isNotNull()).select(
         F.lit("traffic").alias("kind"), F.col("dst").alias("endpoint")
     )
-    seen = named_brokers.unionByName(traffic).distinct().collect()
+    return {"per_client": per_client, "seen": named_brokers.unionByName(traffic).distinct()}
+
+
+def _evidence(
+    per_client: list[Any],
+    seen: list[Any],
+    judged: list[ReadinessRow],
+    undecoded: int,
+    records: bool,
+) -> Evidence:
+    without_data = {client_of(r.asDict()) for r in per_client if not r["data"]}
+    unread = {
+        client_of(r.asDict())
+        for r in per_client
+        if r["legacy"] and (not records or not r["batches"])
+    }
     named = {r["endpoint"] for r in seen if r["kind"] == "named"}
     endpoints = {r["endpoint"] for r in seen if r["kind"] == "traffic"}
     api_rows = [r for r in judged if r.kind == "api"]
