@@ -297,7 +297,7 @@ def test_what_to_do_about_a_break() -> None:
     unknown = judge_rows(target, [request("billing", 1, "Fetch", 2, broker_newest=None)])
     fix = fix_for(unknown, target) or ""
     assert fix.startswith("software unknown; it must send Fetch v4 or later.")
-    assert "kafka-python 2.0.2" in fix and "java 2.1.0" in fix and "unpin it" in fix
+    assert "kafka-python 2.0.2" in fix and "Java client 2.1.0" in fix and "unpin it" in fix
     fine = judge_rows(target, [request("ok", 1, "Fetch", 12, broker_newest=17)])
     assert fix_for(fine, target) is None
 

@@ -52,7 +52,8 @@ class Bug:
 
 @dataclass(frozen=True)
 class Line:
-    line: str
+    line: str  # its id
+    label: str  # how texts name it: "Java client", "KafkaJS"
     name: str
     software: dict[str, str]  # software name (KIP-511) -> regex with group "version"
     client_ids: tuple[str, ...]  # default client ids (regexes, group "version" if any)
@@ -68,6 +69,7 @@ def client_lines() -> tuple[Line, ...]:
     return tuple(
         Line(
             entry["line"],
+            entry["label"],
             entry["name"],
             dict(entry["software"]),
             tuple(entry["client_ids"]),
@@ -182,7 +184,7 @@ def fix_for(client_rows: Sequence[ReadinessRow], target: Target) -> str | None:
     who = identify(first.software_name, first.software_version, first.client_ids)
     if who is None:
         others = "; ".join(
-            f"{line.line} {floor.release}"
+            f"{line.label} {floor.release}"
             for line in client_lines()
             if (floor := floor_for(line, target)) is not None
         )
@@ -195,7 +197,7 @@ def fix_for(client_rows: Sequence[ReadinessRow], target: Target) -> str | None:
             f"software unknown{must}. Releases known to work with {target.label}: {others}." + pin
         )
     line, version = who.line, who.version
-    named = f"{line.line} {version}" if version else line.line
+    named = f"{line.label} {version}" if version else line.label
     if who.guessed:
         named += " (going by its client id)"
     floor = floor_for(line, target)
@@ -263,7 +265,7 @@ def bug_rows(client_rows: Sequence[ReadinessRow], target: Target) -> list[Readin
                     None,
                     None,
                     "-",
-                    f"{who.line.line} before {bug.fixed_in} {bug.text}",
+                    f"{who.line.label} before {bug.fixed_in} {bug.text}",
                     None,
                     None,
                     target.label,
