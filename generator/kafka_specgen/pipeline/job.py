@@ -416,7 +416,7 @@ def _run(
     if "readiness" in done:
         verdict, readiness_rows = done["readiness"]
     tables, missing = done["messages"]
-    written = [name for name in (t.name for t in all_tables()) if name in done]
+    written = [t.name for t in all_tables() if t.name in done and t.name != messages.TABLE.name]
     written.append(f"{messages.TABLE.name}/<Message>")
     decoded.unpersist()
 

@@ -133,9 +133,10 @@ def _evidence_queries(frames: Any, requests: Any) -> dict[str, Any]:
         F.max(legacy.cast("int")).alias("legacy"),
         F.sum(F.when(F.col("api_key") == PRODUCE, batches).otherwise(0)).alias("batches"),
     )
-    named_brokers = frames.filter(F.col("named_brokers").isNotNull()).select(
-        F.lit("named").alias("kind"), F.explode("named_brokers").alias("endpoint")
-    )
+    # only where the capture says where traffic went (capture files before 0.2.0 do not)
+    named_brokers = frames.filter(
+        F.col("named_brokers").isNotNull() & F.col("src").isNotNull()
+    ).select(F.lit("named").alias("kind"), F.explode("named_brokers").alias("endpoint"))
     traffic = requests.filter(F.col("dst").isNotNull()).select(
         F.lit("traffic").alias("kind"), F.col("dst").alias("endpoint")
     )
