@@ -116,7 +116,7 @@ PIPELINE_DECODE_SPECS = $(or $(wildcard ../shared/kafka-specs/trunk-2024-10/mess
 report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
 
-test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
+test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback): spark-submit equals local mode, and the wheel runs there (~8 min; .ci/run runs it)
 	$(PY) -m pytest -q tests/pipeline/cluster_pipeline.py
 
 .PHONY: bench-records

@@ -8,8 +8,11 @@ The input mixes capture files (record batches of every kind: legacy magic 0/1, c
 transactions with control batches) and two rotated pcap files that cut TCP streams, so
 the TCP-segment shuffle runs across the executors.
 
-This takes about three minutes on two busy cores (the cluster's JVMs, executors and the
-two runs), so ``make test`` does not collect it (its name does not start with
+A second test runs the pipeline as a user installs it: the wheel in a fresh venv drives
+the cluster, whose executors have pyarrow and nothing of kafka-specgen.
+
+This takes about eight minutes on two busy cores (the cluster's JVMs, executors, two venvs
+and the runs), so ``make test`` does not collect it (its name does not start with
 ``test_``); ``make test-cluster`` runs it, and so does ``.ci/run``.
 """
 
