@@ -120,7 +120,7 @@ PIPELINE_DECODE = $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS),--release $(o
 report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
 
-test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback, spark-submit) equals local mode (~3 min; .ci/run runs it)
+test-cluster: $(VENV)/.installed system-deps ## the pipeline on a Spark standalone cluster (master + 2 workers on loopback): spark-submit equals local mode, and the wheel runs there (~8 min; .ci/run runs it)
 	$(PY) -m pytest -q tests/pipeline/cluster_pipeline.py
 
 bench-records: $(VENV)/.installed ## record batches: records/s decode and build, pure, with accelerators and mypyc, beside kafka-python and aiokafka; CRC-32C MB/s -> bench/records_results.json, bench/RECORDS.md (RECORDS_BENCH_ARGS="--quick")

@@ -31,7 +31,7 @@ EXTRA_OF = {
     "pyspark": "spark",
     "pyarrow": "spark",
     "pandas": "spark",
-    "scapy": "spark",
+    "cryptography": "spark",
     "plotly": "spark",
     "black": "black",
 }

@@ -1,12 +1,14 @@
 """The tool as a user installs it: a wheel, into a fresh virtual environment.
 
 The wheel must hold one import package (``kafka_specgen``) with its templates, runtime
-sources, schemas, shipped specs and the bundle of Kafka's spec history, and the installed
-command must generate exactly the bytes the checkout generates: ``generate --release 4.1``
-in an empty folder, with no spec folder anywhere. From there too, ``fake-broker --release
-R`` answers ApiVersions as every release of kafka-python's captured table did, and the
-pytest plugin runs a user's test once per release. Slow-ish (one venv, its dependencies
-and pytest; every release's package generated once): the venv is built once.
+sources, schemas, shipped specs, the bundle of Kafka's spec history and the pipeline's
+data, and the installed command must generate exactly the bytes the checkout generates:
+``generate --release 4.1`` in an empty folder, with no spec folder anywhere. From there
+too, ``fake-broker --release R`` answers ApiVersions as every release of kafka-python's
+captured table did, the pytest plugin runs a user's test once per release, and the
+pipeline (the ``spark`` extra) reads a mixed fleet recorded live (local mode; the
+standalone cluster run is in ``tests/pipeline/cluster_pipeline.py``). Slow (one venv with
+PySpark and pytest, built once for the module; every release's package generated once).
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ import select
 import socket
 import struct
 import subprocess
-import sys
-import venv
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,21 +28,14 @@ from pathlib import Path
 import pytest
 
 from kafka_specgen.library import SpecSet, generate_files
+from tests.support.wheel import build_wheel, clean_env, fresh_venv
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True,
-        timeout=600,
-        capture_output=True,
-    )
-    [built] = out.glob("kafka_specgen-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> None:
@@ -70,8 +63,9 @@ def test_the_wheel_installs_one_import_package_with_its_data(wheel: Path) -> Non
 
 @dataclass(frozen=True)
 class Installed:
-    """The wheel installed into a fresh venv (with pytest), and an empty folder to run in
-    with a cache of its own: no repo on the path, no spec folder anywhere."""
+    """The wheel installed into a fresh venv (with its ``spark`` extra, and pytest), and an
+    empty folder to run in with a home and a cache of its own: no repo on the path, no spec
+    folder anywhere."""
 
     bin: Path
     empty: Path
@@ -81,18 +75,10 @@ class Installed:
 @pytest.fixture(scope="module")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("installed")
-    env_dir = root / "venv"
-    venv.create(env_dir, with_pip=True)
-    subprocess.run(
-        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel), "pytest"],
-        check=True,
-        timeout=600,
-        capture_output=True,
-    )
+    env_dir = fresh_venv(root / "venv", f"{wheel}[spark]", "pytest")
     empty = root / "empty"
     empty.mkdir()
-    env = {"PATH": os.environ.get("PATH", ""), "KAFKA_SPECGEN_CACHE": str(root / "cache")}
-    return Installed(env_dir / "bin", empty, env)
+    return Installed(env_dir / "bin", empty, clean_env(root))
 
 
 def test_the_installed_tool_generates_what_the_checkout_generates(
@@ -239,3 +225,49 @@ def test_the_installed_pytest_plugin_runs_a_test_per_release(installed: Installe
     assert result.returncode == 0, result.stdout + result.stderr
     assert "test_cluster[kafka-2.8] PASSED" in result.stdout
     assert "test_cluster[kafka-4.3] PASSED" in result.stdout
+
+
+# --- the pipeline from the wheel -------------------------------------------------------------
+
+
+def test_the_installed_pipeline_flags_the_pinned_client_of_a_mixed_fleet(
+    installed: Installed, tmp_path: Path
+) -> None:
+    """From the wheel, in an empty folder, with no --specs (so every Kafka release's
+    versions, ``--release all``): the pinned kafka-python app's breaks are flagged, its
+    requests and its record format, nothing for the other three apps, nothing unseen; and
+    the executors (local mode, the venv's Python) import only what was shipped or
+    installed."""
+    from tests.support.mixed_fleet import record_mixed_fleet
+
+    fleet = record_mixed_fleet(tmp_path / "fleet.jsonl")
+    work = tmp_path / "empty"
+    work.mkdir()
+    result = subprocess.run(
+        [str(installed.bin / "kafka-specgen"), "pipeline", "--input", str(fleet)]
+        + ["--out", "tables", "--target-release", "4.0", "--fail-on-unready", "--quiet"],
+        cwd=work,
+        env=clean_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:]
+    out = result.stdout
+    assert "(nothing lost)" in out
+    assert "readiness: 1 of 4 clients would break on the target (Kafka 4.0" in out
+    pinned = "software unknown at 127.0.0.1 ('legacy-billing')"
+    breaking = [
+        line for line in out.splitlines() if line.startswith("    ") and ": 1 client (" in line
+    ]
+    assert {line.split(":")[0].strip() for line in breaking} == {
+        "Produce v2",
+        "Fetch v2",
+        "message format v1",
+    }
+    assert all(pinned in line for line in breaking)
+    assert f"fix {pinned}: software unknown; it must send Produce v3 or later" in out
+    # every frame decodes with every release's versions: nothing is left unseen
+    assert "not observed: " not in out and "could not be decoded" not in out
+    assert "Traceback" not in result.stderr and "at org.apache" not in result.stderr
+    assert (work / "tables" / "readiness").is_dir()

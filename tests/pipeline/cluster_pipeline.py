@@ -8,14 +8,18 @@ The input mixes capture files (record batches of every kind: legacy magic 0/1, c
 transactions with control batches) and two rotated pcap files that cut TCP streams, so
 the TCP-segment shuffle runs across the executors.
 
-This takes about three minutes on two busy cores (the cluster's JVMs, executors and the
-two runs), so ``make test`` does not collect it (its name does not start with
+A second test runs the pipeline as a user installs it: the wheel in a fresh venv drives
+the cluster, whose executors have pyarrow and nothing of kafka-specgen.
+
+This takes about eight minutes on two busy cores (the cluster's JVMs, executors, two venvs
+and the runs), so ``make test`` does not collect it (its name does not start with
 ``test_``); ``make test-cluster`` runs it, and so does ``.ci/run``.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import shutil
 import threading
 from pathlib import Path
@@ -156,3 +160,51 @@ def test_cluster_run_equals_local_run(tmp_path: Path) -> None:
     assert conns == set(FILES) | {"cap0.pcap"}
     assert (cluster_out / "report.html").stat().st_size > 1_000_000
     assert json.dumps(state).count('"ALIVE"') >= 2  # both workers still up at the end
+
+
+@pytest.mark.slow
+def test_the_wheel_runs_on_the_cluster(tmp_path: Path) -> None:
+    """The pipeline as a user installs it, on the master and two workers: the driver is
+    ``kafka-specgen`` from a fresh venv holding the wheel (with the ``spark`` extra); the
+    executors run a Python that has pyarrow and nothing of kafka-specgen, so every module
+    they import comes from what the job ships. It flags the pinned client of a mixed fleet,
+    as in local mode."""
+    from tests.support.mixed_fleet import record_mixed_fleet
+    from tests.support.wheel import build_wheel, clean_env, fresh_venv
+
+    wheel = build_wheel(tmp_path / "wheel")
+    driver = fresh_venv(tmp_path / "driver", f"{wheel}[spark]")
+    executors = fresh_venv(tmp_path / "executors", "pyarrow>=15")
+    python = executors / "bin" / "python"
+    probe = subprocess.run([str(python), "-c", "import kafka_specgen"], capture_output=True)
+    assert probe.returncode != 0  # the test's premise: nothing installed to fall back on
+    fleet = record_mixed_fleet(tmp_path / "fleet.jsonl")
+    work = tmp_path / "empty"
+    work.mkdir()
+    with standalone_cluster(tmp_path / "cluster", workers=2) as cluster:
+        env = clean_env(
+            tmp_path,
+            PYSPARK_PYTHON=str(python),
+            SPARK_LOCAL_IP="127.0.0.1",
+            PYSPARK_SUBMIT_ARGS="--conf spark.executor.memory=768m --conf spark.cores.max=2 "
+            "--conf spark.ui.enabled=false pyspark-shell",
+        )
+        result = subprocess.run(
+            [str(driver / "bin" / "kafka-specgen"), "pipeline", "--master", cluster.url]
+            + ["--input", str(fleet), "--out", str(work / "tables"), "--quiet"]
+            + ["--target-release", "4.0", "--fail-on-unready"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        master_log = (tmp_path / "cluster" / "master.log").read_text(errors="replace")
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:] + cluster.logs()
+    assert f"(Spark {cluster.url}: start" in result.stdout
+    assert "readiness: 1 of 4 clients would break on the target (Kafka 4.0" in result.stdout
+    assert "software unknown at 127.0.0.1 ('legacy-billing')" in result.stdout
+    # the master ran it: the application registered, an executor launched on each worker
+    assert master_log.count("Registering app kafka-specgen pipeline") == 1, master_log[-3000:]
+    assert master_log.count("Launching executor") >= 2, master_log[-3000:]
+    assert "Traceback" not in result.stderr

@@ -3,6 +3,7 @@ a non-zero exit, before Spark starts, for input that holds nothing to read."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Callable
 import subprocess
@@ -50,7 +51,7 @@ def capture_without_frames(folder: Path) -> Path:
     ("make", "message"),
     [
         (missing, "no such file or folder"),
-        (empty_folder, "no capture files (.jsonl) or pcap files in"),
+        (empty_folder, "no capture files (.jsonl), pcap files or broker request logs in"),
         (empty_capture, "no Kafka frames"),
         (capture_without_frames, "no Kafka frames"),
     ],
@@ -191,3 +192,31 @@ def test_pipeline_takes_a_release_to_decode_with(tmp_path: Path) -> None:
     result = run_without_spark([*args, "--specs", "specs"], tmp_path)
     assert result.returncode == 2
     assert "argument --specs: not allowed with argument --release" in result.stderr
+
+
+def test_an_executor_failure_ends_in_one_line(tmp_path: Path) -> None:
+    """Executors whose Python lacks pyarrow (the interpreter the venv was made from): the
+    job fails in the executors' Python workers, and the command says why in one line,
+    keeping the Java and Python traces in a file."""
+    bare = getattr(sys, "_base_executable", None)
+    probe = subprocess.run([bare or "", "-c", "import pyarrow"], capture_output=True)
+    if not bare or probe.returncode == 0:
+        pytest.skip("no Python without pyarrow to run the executors with")
+    env = {**os.environ, "PYSPARK_PYTHON": bare}
+    result = subprocess.run(
+        [sys.executable, "-m", "kafka_specgen.cli", "pipeline", "--input", str(GOLDEN)]
+        + ["--out", "out", "--quiet"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    line = result.stderr.strip()
+    assert line.startswith("kafka-specgen pipeline: the Spark job failed: ")
+    assert "No module named 'pyarrow'" in line, line
+    trace = Path(line.rsplit("(traces in ", 1)[1].rstrip(")"))
+    assert "Traceback" in trace.read_text()
+    trace.unlink()

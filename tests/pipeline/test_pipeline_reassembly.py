@@ -18,6 +18,7 @@ import pytest
 
 from kafka_specgen.pipeline import frames as fr  # noqa: E402
 from kafka_specgen.pipeline import pcap  # noqa: E402
+from kafka_specgen.pipeline import streams as st  # noqa: E402
 from kafka_specgen.pipeline.decode import Decoder, decode_rows  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -217,12 +218,13 @@ def test_capture_lines_round_trip_through_the_one_format_module(tmp_path: Path) 
     path = tmp_path / "proxy.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     from_lines = list(fr.capture_rows(str(path)))
-    paired = fr.pair_frames(
+    paired = st.pair_frames(
         "proxy.jsonl#1",
         None,
         None,
-        fr.split_stream([fr.Chunk(0, requests, 1.0)]),
-        fr.split_stream([fr.Chunk(0, responses, 2.0)]),
+        st.split_stream([st.Chunk(0, requests, 1.0)]),
+        st.split_stream([st.Chunk(0, responses, 2.0)]),
+        fr.CAPTURE,
     )
     assert len(from_lines) == len(recs) and sorted(from_lines) == sorted(paired)
     expected = sorted(
@@ -247,31 +249,31 @@ def test_frames_across_chunk_boundaries_take_the_last_chunks_time() -> None:
     a, b = b"\x01" * 10, b"\x02" * 3
     stream = sized(a) + sized(b)
     chunks = [
-        fr.Chunk(0, stream[:2], 1.0),
-        fr.Chunk(2, stream[2:9], 2.0),
-        fr.Chunk(9, stream[9:15], 3.0),
-        fr.Chunk(15, stream[15:], 4.0),
+        st.Chunk(0, stream[:2], 1.0),
+        st.Chunk(2, stream[2:9], 2.0),
+        st.Chunk(9, stream[9:15], 3.0),
+        st.Chunk(15, stream[15:], 4.0),
     ]
-    assert list(fr.split_stream(chunks)) == [
-        fr.StreamFrame(3.0, a, None),
-        fr.StreamFrame(4.0, b, None),
+    assert list(st.split_stream(chunks)) == [
+        st.StreamFrame(3.0, a, None),
+        st.StreamFrame(4.0, b, None),
     ]
 
 
 def test_a_hole_inside_a_frame_loses_only_that_frame() -> None:
     a, b, c = b"A" * 20, b"B" * 20, b"C" * 5
     stream = sized(a) + sized(b) + sized(c)
-    chunks = [fr.Chunk(0, stream[:30], 1.0), fr.Chunk(40, stream[40:], 2.0)]  # 30..40 missing
-    out = list(fr.split_stream(chunks))
-    assert out[0] == fr.StreamFrame(1.0, a, None)
+    chunks = [st.Chunk(0, stream[:30], 1.0), st.Chunk(40, stream[40:], 2.0)]  # 30..40 missing
+    out = list(st.split_stream(chunks))
+    assert out[0] == st.StreamFrame(1.0, a, None)
     assert out[1].frame == stream[28:30] and "misses 10 bytes (capture gap)" in out[1].error
-    assert out[2] == fr.StreamFrame(2.0, c, None)
+    assert out[2] == st.StreamFrame(2.0, c, None)
 
 
 def test_a_hole_over_a_size_prefix_loses_the_rest_as_one_error() -> None:
     stream = sized(b"A" * 6) + sized(b"B" * 6) + sized(b"C" * 6)
-    chunks = [fr.Chunk(0, stream[:10], 1.0), fr.Chunk(12, stream[12:], 2.0)]
-    out = list(fr.split_stream(chunks))
+    chunks = [st.Chunk(0, stream[:10], 1.0), st.Chunk(12, stream[12:], 2.0)]
+    out = list(st.split_stream(chunks))
     assert out[0].error is None and out[0].frame == b"A" * 6
     assert out[1].error.startswith("lost frame boundaries") and out[1].frame == stream[12:]
     assert len(out) == 2
@@ -279,9 +281,9 @@ def test_a_hole_over_a_size_prefix_loses_the_rest_as_one_error() -> None:
 
 def test_truncated_and_non_kafka_streams_are_errors() -> None:
     stream = sized(b"x" * 8) + sized(b"y" * 100)[:30]
-    out = list(fr.split_stream([fr.Chunk(0, stream, 1.0)]))
+    out = list(st.split_stream([st.Chunk(0, stream, 1.0)]))
     assert out[0].error is None and "stream ends 30 bytes into a frame of 100" in out[1].error
-    junk = list(fr.split_stream([fr.Chunk(0, b"GET / HTTP/1.1\r\n", 1.0)]))
+    junk = list(st.split_stream([st.Chunk(0, b"GET / HTTP/1.1\r\n", 1.0)]))
     assert len(junk) == 1 and "outside 0.." in junk[0].error
     assert junk[0].frame == b"GET / HTTP/1.1\r\n"
 
@@ -290,13 +292,13 @@ def test_pairing_by_correlation_id() -> None:
     def request(corr: int) -> bytes:
         return struct.pack(">hhih", 3, 12, corr, 2) + b"me"
 
-    reqs = [fr.StreamFrame(1.0, request(7), None), fr.StreamFrame(2.0, request(8), None)]
+    reqs = [st.StreamFrame(1.0, request(7), None), st.StreamFrame(2.0, request(8), None)]
     resps = [
-        fr.StreamFrame(3.0, struct.pack(">i", 8), None),
-        fr.StreamFrame(4.0, struct.pack(">i", 7), None),
-        fr.StreamFrame(5.0, struct.pack(">i", 9), None),
+        st.StreamFrame(3.0, struct.pack(">i", 8), None),
+        st.StreamFrame(4.0, struct.pack(">i", 7), None),
+        st.StreamFrame(5.0, struct.pack(">i", 9), None),
     ]
-    rows = fr.pair_frames("c#1", "a:1", "b:2", reqs, resps)
+    rows = st.pair_frames("c#1", "a:1", "b:2", reqs, resps)
     assert [
         (r.direction, r.correlation_id, r.api_key, r.api_version, r.client_id) for r in rows
     ] == [

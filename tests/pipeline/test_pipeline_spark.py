@@ -59,7 +59,6 @@ from kafka_specgen.pipeline.decode import (
 from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
 from kafka_specgen.library import SpecSet  # noqa: E402
 from kafka_specgen.pipeline.job import Summary, run_pipeline  # noqa: E402
-from kafka_specgen.pipeline.spark import spark_session  # noqa: E402
 from kafka_specgen.spark_schema import spark_schemas  # noqa: E402
 from tests.support import genpkg  # noqa: E402
 from tests.support.chromium import load_page  # noqa: E402
@@ -74,29 +73,7 @@ from tests.pipeline.test_pipeline_reassembly import (  # noqa: E402
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
-    session = spark_session(
-        "local[2]",
-        quick_jvm=True,
-        conf={
-            "spark.ui.enabled": "false",
-            "spark.sql.shuffle.partitions": "2",
-            "spark.driver.memory": "1g",
-        },
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    session.dataSource.register(KafkaCaptureDataSource)
-    yield session
-    session.stop()
-
-
-def golden_specs() -> Path:
-    """The newest full corpus: Kafka trunk of 2024-10 (it has every version the golden
-    captures use)."""
-    return genpkg.CORPORA / "trunk-2024-10" / "message"
+from tests.pipeline.conftest import golden_specs  # noqa: E402
 
 
 def spark_to_dict(value: Any, spark_type: Any) -> Any:
@@ -378,7 +355,7 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
         for r in golden.rows
         if r.direction == "request" and r.api_key is not None
     )
-    assert all(r["address"] is None and len(r["client_ids"]) <= 1 for r in readiness)
+    assert all(r["address"] is None and len(r["client_ids"]) <= 1 for r in api_rows + formats)
     assert (
         Counter(
             {
@@ -421,7 +398,7 @@ def test_readiness_flags_exactly_the_legacy_traffic(golden: GoldenRun) -> None:
         if not r["supported_by_target"]
     )
     produce_v1 = next(r for r in api_rows if (r["api_key"], r["api_version"]) == (0, 1))
-    assert produce_v1["target_versions"] == "3-13" and "was removed" in produce_v1["reason"]
+    assert produce_v1["target_versions"] == "3-13" and "is not accepted" in produce_v1["reason"]
     # the verdict and --fail-on-unready
     verdict = golden.summary.readiness
     assert verdict is not None and not verdict.ready
@@ -490,7 +467,7 @@ def test_pcap_decodes_to_the_capture_files_rows(
 
     def comparable(source: str) -> list[tuple[Any, ...]]:
         return sorted(
-            tuple(v for k, v in r.items() if k not in ("conn", "src", "dst"))
+            tuple(v for k, v in r.items() if k not in ("conn", "src", "dst", "source"))
             for r in rows
             if r["conn"].startswith(source)
         )
@@ -532,7 +509,7 @@ def test_rotated_pcap_files_give_the_capture_files_rows(spark: Any, tmp_path: Pa
 
     def comparable(source: str) -> list[tuple[Any, ...]]:
         return sorted(
-            tuple(v for k, v in r.asDict().items() if k not in ("conn", "src", "dst"))
+            tuple(v for k, v in r.asDict().items() if k not in ("conn", "src", "dst", "source"))
             for r in rows
             if r["conn"].startswith(source)
         )
@@ -693,3 +670,137 @@ def test_a_process_with_three_producers_is_one_client(spark: Any, tmp_path: Path
         ("ok", produce_sent, "Kafka 4.0.0")
     }
     assert summary.readiness.clients == 1 and summary.readiness.ready
+
+
+def test_every_capture_survives(spark: Any, tmp_path: Path) -> None:
+    """Each kind of damage beside good input: bad lines and out-of-range numbers in a
+    capture file, a pcapng whose section header is damaged, a truncated pcap, a pcap
+    record that claims 2 GiB, a request log line that is not JSON. Every damaged part is a
+    counted error row; every good file is read whole."""
+    from tests.support.request_log import entry_line
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copy(GOLDEN / "librdkafka_producer.jsonl", inputs / "good.jsonl")
+    good_rows = list(fr.capture_rows(str(inputs / "good.jsonl")))
+    request = json.loads((inputs / "good.jsonl").read_text().splitlines()[0])
+    (inputs / "numbers.jsonl").write_text(
+        "\n".join(
+            [
+                json.dumps({**request, "correlation_id": 2**40}),
+                json.dumps({**request, "api_key": -(2**20)}),
+                json.dumps({**request, "src": 12}),
+                json.dumps({**request, "ts": "soon"}),
+                "[" * 50_000 + "]" * 50_000,
+                json.dumps(request),
+            ]
+        )
+        + "\n"
+    )
+    recs = next(iter(by_conn(golden_records("librdkafka_producer.jsonl", 30)).values()))
+    build_pcap(inputs / "fine.pcap", [conversation_packets(recs, 46000)])
+    for name, port in (("cut.pcap", 46100), ("bomb.pcap", 46200)):  # connections of their own
+        build_pcap(inputs / name, [conversation_packets(recs, port)])
+    cut = (inputs / "cut.pcap").read_bytes()
+    (inputs / "cut.pcap").write_bytes(cut[: len(cut) - 9])
+    fine = (inputs / "bomb.pcap").read_bytes()
+    bomb = bytearray(fine)
+    first = struct.unpack_from("<I", fine, 24 + 8)[0]
+    bomb[24 + 16 + first + 8 : 24 + 16 + first + 12] = struct.pack("<I", 2**31 - 1)
+    (inputs / "bomb.pcap").write_bytes(bytes(bomb))
+    build_pcap(inputs / "header.pcapng", [conversation_packets(recs, 47000)], ng=True)
+    ng = bytearray((inputs / "header.pcapng").read_bytes())
+    ng[8:12] = b"\x00\x00\x00\x00"  # the section header's byte-order magic
+    (inputs / "header.pcapng").write_bytes(bytes(ng))
+    log = entry_line(
+        1.0,
+        {
+            "requestApiKey": 3,
+            "requestApiVersion": 12,
+            "correlationId": 1,
+            "clientId": "a",
+            "requestApiKeyName": "METADATA",
+        },
+        {},
+        {},
+        "10.0.0.2:9092-10.0.0.7:5000-0",
+        None,
+    )
+    (inputs / "kafka-request.log").write_text(
+        log + "[2025-01-01 00:00:00,000] DEBUG Completed request:{oops (kafka.request.logger)\n"
+    )
+
+    summary = run_pipeline(
+        [inputs], tmp_path / "out", specs=[golden_specs()], spark=spark, progress=False
+    )
+    assert summary.nothing_lost
+    errors = pq.read_table(tmp_path / "out" / "errors").to_pylist()
+    reasons = [e["reason"] for e in errors if e["kind"] == "frame"]
+    for needle in (
+        "correlation_id 1099511627776 outside",
+        "api_key -1048576 outside",
+        "src is int 12, not text",
+        "ts is str 'soon'",
+        "RecursionError",
+        "cut.pcap: file ends",
+        "bomb.pcap: packet 2 claims 2147483647 bytes",
+        "header.pcapng: damaged section header",
+        "not a request log entry",
+    ):
+        assert sum(needle in r for r in reasons) >= 1, needle
+    conformance = pq.read_table(tmp_path / "out" / "conformance").to_pylist()
+    usage = pq.read_table(tmp_path / "out" / "usage").to_pylist()
+    assert summary.logged == 1 and {u["source"] for u in usage} == {"bytes", "request log"}
+    # the good capture file, and the good pcap, are read whole
+    messages = tmp_path / "out" / "messages"
+    conns = {
+        r["conn"].partition("#")[0]
+        for table in messages.iterdir()
+        for r in pq.read_table(table, columns=["conn"]).to_pylist()
+    }
+    assert {"good.jsonl", "fine.pcap", "numbers.jsonl"} <= conns
+    decoded_good = sum(
+        1
+        for table in messages.iterdir()
+        for r in pq.read_table(table, columns=["conn"]).to_pylist()
+        if r["conn"].startswith("good.jsonl#")
+    )
+    plain = [d for d in decode_rows(good_rows, summary.package) if d.status == "decoded"]
+    assert decoded_good == len(plain)
+    assert sum(c["frames"] for c in conformance) == summary.decoded + summary.errors
+
+
+def test_message_tables_written_by_spark_equal_the_drivers(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small inputs have their messages/ tables written on the driver: the same rows as
+    Spark's own writer (``from_json``) gives, for every message of captures that hold
+    bytes fields, nested arrays, nulls and record data."""
+    from kafka_specgen.pipeline.tables import messages
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in (
+        "librdkafka_txn_abort.jsonl",
+        "kafka_python_admin.jsonl",
+        "aiokafka_consumer.jsonl",
+    ):
+        shutil.copy(GOLDEN / name, inputs / name)
+    driver = run_pipeline(
+        [inputs], tmp_path / "driver", specs=[golden_specs()], spark=spark, progress=False
+    )
+    monkeypatch.setattr(messages, "DRIVER_ROWS", 0)
+    by_spark = run_pipeline(
+        [inputs], tmp_path / "spark", specs=[golden_specs()], spark=spark, progress=False
+    )
+    assert driver.message_tables == by_spark.message_tables and len(driver.message_tables) > 10
+
+    def rows(folder: Path) -> list[str]:
+        return sorted(
+            json.dumps(r, sort_keys=True, default=repr) for r in pq.read_table(folder).to_pylist()
+        )
+
+    for name in driver.message_tables:
+        assert rows(tmp_path / "driver" / "messages" / name) == rows(
+            tmp_path / "spark" / "messages" / name
+        ), name

@@ -18,6 +18,12 @@ after every frame, so a killed capture loses at most the frame being written. Ei
 closing a connection closes the other side of that connection only. SIGINT and SIGTERM
 stop the proxy cleanly, as do ``--max-frames`` and ``--duration``.
 
+TLS: with ``--tls-cert`` and ``--tls-key`` the proxy terminates TLS from clients (they
+must trust that certificate) and records the plaintext; ``--upstream-tls`` (with
+``--upstream-ca`` or ``--upstream-insecure``) speaks TLS onward to the broker.
+``--tls-keylog FILE`` appends the session keys of the client side (NSS key log format),
+so that a packet capture of the same connections can be decrypted too.
+
 The capture format (frame splitting, header parsing, pairing, the lines) is
 ``pipeline.frames``. Standard library only: no Spark (or generated package) import here.
 """
@@ -26,9 +32,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import signal
+import ssl
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
 
@@ -45,6 +54,43 @@ def parse_hostport(text: str) -> tuple[str, int]:
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     return host, int(port)
+
+
+@dataclass(frozen=True)
+class Tls:
+    """TLS towards clients (``server``: None for plain TCP) and towards the broker
+    (``upstream``: None for plain TCP)."""
+
+    server: ssl.SSLContext | None = None
+    upstream: ssl.SSLContext | None = None
+    upstream_name: str | None = None  # the name the broker's certificate is checked for
+
+
+class TlsSetupError(ValueError):
+    """TLS settings that do not load (one line for the command line)."""
+
+
+def tls_settings(args: argparse.Namespace) -> Tls:
+    """The TLS contexts the capture options ask for."""
+    server = upstream = None
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise TlsSetupError("--tls-cert and --tls-key go together")
+    try:
+        if args.tls_cert:
+            server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            server.load_cert_chain(args.tls_cert, args.tls_key)
+            if args.tls_keylog:
+                server.keylog_filename = args.tls_keylog
+        if args.upstream_tls or args.upstream_ca or args.upstream_insecure:
+            upstream = ssl.create_default_context(cafile=args.upstream_ca)
+            if args.upstream_insecure:
+                upstream.check_hostname = False
+                upstream.verify_mode = ssl.CERT_NONE
+    except (OSError, ssl.SSLError) as exc:
+        raise TlsSetupError(f"TLS set-up: {exc}") from exc
+    if args.tls_keylog and server is None:
+        raise TlsSetupError("--tls-keylog needs --tls-cert and --tls-key")
+    return Tls(server, upstream, args.upstream[0] if upstream is not None else None)
 
 
 class Recorder:
@@ -175,9 +221,16 @@ class Connection:
         if peer:
             self.ends = (f"{peer[0]}:{peer[1]}", self.ends[1])
         host, port = self.proxy.upstream
+        tls = self.proxy.tls
         try:
             up_reader, up_writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port), timeout=10
+                asyncio.open_connection(
+                    host,
+                    port,
+                    ssl=tls.upstream,
+                    server_hostname=tls.upstream_name if tls.upstream is not None else None,
+                ),
+                timeout=10,
             )
         except (OSError, asyncio.TimeoutError) as exc:
             self.proxy.log(f"conn {self.conn_id}: cannot reach upstream {host}:{port}: {exc}")
@@ -203,10 +256,12 @@ class CaptureProxy:
         out: IO[str],
         max_frames: int | None = None,
         quiet: bool = False,
+        tls: Tls = Tls(),
     ) -> None:
         self.listen = listen
         self.upstream = upstream
         self.quiet = quiet
+        self.tls = tls
         self.stopping = asyncio.Event()
         self.recorder = Recorder(out, max_frames, self.stopping.set)
         self.connections: dict[int, Connection] = {}
@@ -240,7 +295,12 @@ class CaptureProxy:
     async def serve(self, duration: float | None = None) -> int:
         """Relay and record until stopped; returns the number of frames written."""
         server = await asyncio.start_server(
-            self._handle, self.listen[0], self.listen[1], reuse_address=True
+            self._handle,
+            self.listen[0],
+            self.listen[1],
+            reuse_address=True,
+            ssl=self.tls.server,
+            ssl_handshake_timeout=10 if self.tls.server is not None else None,
         )
         self.bound_port = server.sockets[0].getsockname()[1]
         loop = asyncio.get_running_loop()
@@ -250,8 +310,10 @@ class CaptureProxy:
             except (NotImplementedError, RuntimeError):  # pragma: no cover (not main thread)
                 pass
         self.log(
-            f"listening on {self.listen[0]}:{self.bound_port}, relaying to "
-            f"{self.upstream[0]}:{self.upstream[1]}"
+            f"listening on {self.listen[0]}:{self.bound_port}"
+            + (" (TLS)" if self.tls.server is not None else "")
+            + f", relaying to {self.upstream[0]}:{self.upstream[1]}"
+            + (" (TLS)" if self.tls.upstream is not None else "")
         )
         try:
             if duration is not None:
@@ -285,11 +347,20 @@ def cmd_capture(args: argparse.Namespace) -> int:
     out_path = Path(args.out)
     if out_path.parent and not out_path.parent.exists():
         out_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tls = tls_settings(args)
+    except TlsSetupError as exc:
+        print(f"kafka-specgen capture: {exc}", file=sys.stderr)
+        return 2
+    if tls.server is not None:
+        # a client that fails its TLS handshake is the client's problem: asyncio would log
+        # each one with a trace
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
     started = time.monotonic()
     with open(out_path, "w", encoding="utf-8") as out:
 
         async def main() -> int:
-            proxy = CaptureProxy(args.listen, args.upstream, out, args.max_frames, args.quiet)
+            proxy = CaptureProxy(args.listen, args.upstream, out, args.max_frames, args.quiet, tls)
             return await proxy.serve(args.duration)
 
         try:
@@ -352,5 +423,29 @@ def register(commands: Any) -> None:
         "--max-frames", type=_positive_int, metavar="N", help="stop after writing N frames"
     )
     cap.add_argument("--duration", type=_positive_float, metavar="S", help="stop after S seconds")
+    cap.add_argument(
+        "--tls-cert",
+        metavar="FILE",
+        help="terminate TLS from clients with this certificate (PEM; the chain clients "
+        "trust), recording the plaintext",
+    )
+    cap.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
+    cap.add_argument(
+        "--tls-keylog",
+        metavar="FILE",
+        help="append the client sessions' TLS keys to FILE (NSS key log, as SSLKEYLOGFILE): "
+        "decrypts a packet capture of the same connections",
+    )
+    cap.add_argument(
+        "--upstream-tls", action="store_true", help="speak TLS to the broker (system CAs)"
+    )
+    cap.add_argument(
+        "--upstream-ca", metavar="FILE", help="speak TLS to the broker, trusting this CA (PEM)"
+    )
+    cap.add_argument(
+        "--upstream-insecure",
+        action="store_true",
+        help="speak TLS to the broker without checking its certificate",
+    )
     cap.add_argument("--quiet", action="store_true", help="no messages on stderr")
     cap.set_defaults(func=cmd_capture)

@@ -11,8 +11,10 @@ number says so, a capture file (``kafka-specgen capture``'s JSON lines) when it 
 ``.jsonl``/``.json`` or is named explicitly. One row per frame, columns
 ``pipeline.frames.Row`` (``error`` is set on bytes that are not a whole frame).
 
-Capture files are read as frames by the data source, one partition per ``splitBytes``
-(default 64 MiB) of a file (its lines are independent). pcap files are one capture: a TCP
+Capture files and request logs are read as frames by the data source, in pieces of at most
+``splitBytes`` (default 64 MiB) of a file (its lines are independent), packed into about
+equal partitions, at least ``minPartitions`` of them where there are enough pieces: a
+folder of small files is a task per core, not per file. pcap files are one capture: a TCP
 stream may go on in the next of a set of rotated files. The data source reads the TCP
 segments of each pcap file in its own partition (option ``rows`` = ``segments``: columns
 ``pipeline.pcap.SEGMENT_DDL``); ``read_frames`` shuffles them by connection, sorts each
@@ -20,8 +22,8 @@ connection's segments in capture order and reassembles them with ``pipeline.pcap
 (``mapInArrow``), so a connection's segments are taken from every file.
 
 Options of the data source (strings, as Spark passes them): ``rows`` (``frames``, the
-default: capture files only; ``segments``: pcap files only), ``splitBytes``,
-``batchRows``. ``read_frames`` takes ``broker_ports`` (comma-separated: which side of a
+default: capture files and request logs only; ``segments``: pcap files only),
+``splitBytes``, ``minPartitions``, ``batchRows``. ``read_frames`` takes ``broker_ports`` (comma-separated: which side of a
 connection without a handshake in the pcap is the broker).
 """
 
@@ -31,24 +33,48 @@ import json
 import os
 from functools import partial
 from itertools import groupby
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from .columns import arrow_schema
 from .frames import SCHEMA_DDL, Row, capture_rows
-from .inputs import input_files
+from .inputs import PCAP, REQUEST_LOG, input_files
+
+
+class Piece(NamedTuple):
+    """A byte range of a capture file or request log, or a whole pcap file (the
+    ``file_no``-th read)."""
+
+    path: str
+    kind: str
+    start: int = 0
+    end: int | None = None
+    file_no: int = 0
+
+    @property
+    def size(self) -> int:
+        return (self.end if self.end is not None else os.path.getsize(self.path)) - self.start
 
 
 class CapturePartition(InputPartition):
-    """A byte range of a capture file, or a whole pcap file (the ``file_no``-th read)."""
+    """The pieces one task reads, one after the other."""
 
-    def __init__(
-        self, path: str, kind: str, start: int = 0, end: int | None = None, file_no: int = 0
-    ) -> None:
-        super().__init__((path, kind, start, end, file_no))
-        self.path, self.kind, self.start, self.end = path, kind, start, end
-        self.file_no = file_no
+    def __init__(self, pieces: Sequence[Piece]) -> None:
+        super().__init__(tuple(pieces))
+        self.pieces = list(pieces)
+
+
+def pack(pieces: Sequence[Piece], bins: int) -> list[list[Piece]]:
+    """``pieces`` in at most ``bins`` groups of about equal size (largest first into the
+    smallest group): small files share a task instead of paying for one each."""
+    groups: list[list[Piece]] = [[] for _ in range(max(1, min(bins, len(pieces))))]
+    sizes = [0] * len(groups)
+    for piece in sorted(pieces, key=lambda p: -p.size):
+        smallest = sizes.index(min(sizes))
+        groups[smallest].append(piece)
+        sizes[smallest] += piece.size
+    return [sorted(g, key=lambda p: (p.path, p.start)) for g in groups if g]
 
 
 def option_paths(options: dict[str, str]) -> list[str]:
@@ -80,41 +106,51 @@ class KafkaCaptureReader(DataSourceReader):
         self.rows = _rows_option(lowered)
         self.split_bytes = max(1, int(lowered.get("splitbytes", 64 << 20)))
         self.batch_rows = max(1, int(lowered.get("batchrows", 8192)))
+        self.min_partitions = max(1, int(lowered.get("minpartitions", 1)))
 
     def partitions(self) -> list[CapturePartition]:
         parts: list[CapturePartition] = []
+        pieces: list[Piece] = []
         for file_no, (path, kind) in enumerate(input_files(self.paths)):
-            if (kind == "pcap") != (self.rows == "segments"):
+            if (kind == PCAP) != (self.rows == "segments"):
                 raise ValueError(
                     f"kafka-capture: {path} is a {kind} file, and rows={self.rows} reads "
-                    + ("capture files only" if self.rows == "frames" else "pcap files only")
+                    + (
+                        "capture files and request logs only"
+                        if self.rows == "frames"
+                        else "pcap files only"
+                    )
                     + ": read_frames(spark, paths) reads both (pcap: TCP streams across files)"
                 )
             size = os.path.getsize(path)
-            if kind == "pcap":
-                parts.append(CapturePartition(path, kind, file_no=file_no))
+            if kind == PCAP:
+                parts.append(CapturePartition([Piece(path, kind, file_no=file_no)]))
                 continue
-            if size <= self.split_bytes:
-                parts.append(CapturePartition(path, kind))
-                continue
-            for start in range(0, size, self.split_bytes):
-                parts.append(
-                    CapturePartition(path, kind, start, min(size, start + self.split_bytes))
-                )
-        return parts or [CapturePartition("", "none")]
+            for start in range(0, max(size, 1), self.split_bytes):
+                pieces.append(Piece(path, kind, start, min(size, start + self.split_bytes)))
+        total = sum(p.size for p in pieces)
+        bins = max(self.min_partitions, -(-total // self.split_bytes))
+        parts += [CapturePartition(group) for group in pack(pieces, bins)]
+        return parts or [CapturePartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         if not isinstance(partition, CapturePartition):
             raise TypeError(f"kafka-capture: not one of its partitions: {partition!r}")
-        if partition.kind == "none":
-            return iter(())
-        if partition.kind == "pcap":
+        if len(partition.pieces) == 1 and partition.pieces[0].kind == PCAP:
             from .pcap import Segment, read_segments
 
-            segments = read_segments(partition.path, partition.file_no)
+            piece = partition.pieces[0]
+            segments = read_segments(piece.path, piece.file_no)
             return to_batches(segments, arrow_schema(Segment), self.batch_rows)
-        rows = capture_rows(partition.path, partition.start, partition.end)
-        return to_batches(rows, arrow_schema(Row), self.batch_rows)
+        return to_batches(self._rows(partition.pieces), arrow_schema(Row), self.batch_rows)
+
+    @staticmethod
+    def _rows(pieces: Sequence[Piece]) -> Iterator[Row]:
+        from .requestlog import log_rows
+
+        for piece in pieces:
+            read = log_rows if piece.kind == REQUEST_LOG else capture_rows
+            yield from read(piece.path, piece.start, piece.end)
 
 
 def _rows_option(options: dict[str, str]) -> str:
@@ -145,22 +181,41 @@ def to_batches(
 # --- frames of capture files and pcap files ------------------------------------------------------
 
 
-def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any:
-    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture and pcap files in ``paths``.
+#: A ``mapInArrow`` body: Arrow batches in, Arrow batches out.
+BatchFunction = Callable[[Iterable[Any]], Iterator[Any]]
+
+
+def read_frames(
+    spark: Any,
+    paths: Sequence[Any],
+    broker_ports: str = "",
+    tls_keylog: str | None = None,
+    then: BatchFunction | None = None,
+    schema: str = SCHEMA_DDL,
+) -> Any:
+    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture files, request logs and
+    pcap files in ``paths``.
 
     Every pcap file is read in its own partition (its TCP segments); the segments are
     shuffled by connection, sorted in capture order and reassembled, one connection at a
-    time (``reassemble_batches``).
+    time (``reassemble_batches``); TLS connections are decrypted with the keys of
+    ``tls_keylog`` (a path every executor can read). ``then`` (giving rows of ``schema``)
+    runs on the frames in the same Python worker that made them: the frames of pcap files
+    go back to the JVM once, decoded.
     """
     from pyspark.sql import functions as F
 
     spark.dataSource.register(KafkaCaptureDataSource)
     files = input_files([str(p) for p in paths])
-    captures = [path for path, kind in files if kind == "capture"]
-    pcaps = [path for path, kind in files if kind == "pcap"]
+    captures = [path for path, kind in files if kind != PCAP]
+    pcaps = [path for path, kind in files if kind == PCAP]
     parts = []
     if captures:
-        parts.append(spark.read.format("kafka-capture").load(captures))
+        parallelism = str(spark.sparkContext.defaultParallelism)
+        frames = (
+            spark.read.format("kafka-capture").option("minPartitions", parallelism).load(captures)
+        )
+        parts.append(frames.mapInArrow(then, schema) if then is not None else frames)
     if pcaps:
         segments = spark.read.format("kafka-capture").option("rows", "segments").load(pcaps)
         key = [F.least("src", "dst"), F.greatest("src", "dst")]
@@ -168,20 +223,35 @@ def read_frames(spark: Any, paths: Sequence[Any], broker_ports: str = "") -> Any
         parts.append(
             segments.repartition(*key)
             .sortWithinPartitions(*key, "ts", "file_no", "packet")
-            .mapInArrow(partial(reassemble_batches, broker_ports=ports), SCHEMA_DDL)
+            .mapInArrow(
+                partial(reassemble_batches, broker_ports=ports, tls_keylog=tls_keylog, then=then),
+                schema,
+            )
         )
     if not parts:
-        return spark.createDataFrame([], SCHEMA_DDL)
+        return spark.createDataFrame([], schema)
     frames = parts[0]
     for part in parts[1:]:
         frames = frames.unionByName(part)
     return frames
 
 
-def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ()) -> Iterator[Any]:
+def reassemble_batches(
+    batches: Iterable[Any],
+    broker_ports: Sequence[int] = (),
+    tls_keylog: str | None = None,
+    then: BatchFunction | None = None,
+) -> Iterator[Any]:
     """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
-    frame batches, reassembling one connection at a time."""
+    frame batches, reassembling (and decrypting) one connection at a time; ``then``
+    continues with the frame batches."""
     from .pcap import Segment, connection_key, reassemble
+    from .tls import read_keylog
+
+    keys = None
+    if tls_keylog is not None:
+        with open(tls_keylog, encoding="utf-8", errors="replace") as log:
+            keys = read_keylog(log.read())
 
     def segments() -> Iterator[Segment]:
         for batch in batches:
@@ -189,6 +259,7 @@ def reassemble_batches(batches: Iterable[Any], broker_ports: Sequence[int] = ())
 
     def rows() -> Iterator[Any]:
         for _, connection in groupby(segments(), key=connection_key):
-            yield from reassemble(connection, broker_ports)
+            yield from reassemble(connection, broker_ports, keys)
 
-    return to_batches(rows(), arrow_schema(Row))
+    frames = to_batches(rows(), arrow_schema(Row))
+    return then(frames) if then is not None else frames

@@ -7,17 +7,14 @@ the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a 
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
 
 With ``records=True`` the record data of Produce requests and Fetch responses is read
-too (the package's ``records`` module): one ``BatchFacts`` per record batch (magic 2) or
-top-level legacy message (magic 0/1), or one with ``error`` set where the data cannot be
-read (the rest of that partition's data). Magic 2 counts come from the batch header, not
-from decompressing; legacy compressed messages are decompressed to count what they hold.
+too (the package's ``records`` module, ``pipeline.recordbatches``): one ``BatchFacts`` per
+record batch or legacy message, or one with ``error`` set where the data cannot be read.
 An ApiVersions answer also gives the ranges the broker advertised (``advertised``): what
 readiness infers a client's own newest versions from.
 """
 
 from __future__ import annotations
 
-import base64
 import importlib
 import json
 from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
@@ -28,36 +25,14 @@ from .columns import (
     OptBytes,
     OptDouble,
     OptInt,
-    OptLong,
     OptStr,
+    OptStrs,
     Str,
     ddl,
     arrow_schema,
 )
-from .frames import Row
-
-
-class BatchFacts(NamedTuple):
-    """One record batch (or legacy top-level message) of a frame, or the data of a partition
-    that could not be read (``error`` set: the reason; ``data``: the bytes from there on)."""
-
-    topic: OptStr
-    topic_id: OptStr  # Kafka's text form (base64) where the message names topics by id
-    partition: OptInt
-    batch_index: OptInt  # its place in the partition's record data, from 0
-    base_offset: OptLong
-    magic: OptInt
-    compression: OptStr  # none, gzip, snappy, lz4, zstd
-    record_count: OptInt  # magic 2: from the header; legacy: messages (decompressed)
-    size_bytes: OptInt  # on the wire
-    uncompressed_bytes: OptLong  # where known without decompressing magic 2 data
-    producer_id: OptLong  # magic 2 only
-    producer_epoch: OptInt
-    is_transactional: OptBool
-    is_control: OptBool
-    crc_ok: OptBool
-    error: OptStr
-    data: OptBytes  # error rows only: the unreadable bytes
+from .frames import REQUEST_LOG, Row
+from .recordbatches import BatchFacts, batch_error, uuid_text, read_batches
 
 
 class ApiRange(NamedTuple):
@@ -82,6 +57,7 @@ class Decoded(NamedTuple):
     software_version: OptStr
     advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)] = None
     batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)] = None
+    named_brokers: OptStrs = None  # a Metadata answer's brokers, "host:port"
 
 
 class DecodedRow(NamedTuple):
@@ -98,6 +74,7 @@ class DecodedRow(NamedTuple):
     correlation_id: OptInt
     client_id: OptStr
     frame: OptBytes
+    source: Str  # frames.CAPTURE, PCAP or REQUEST_LOG
     api_name: OptStr
     message: OptStr
     status: Str
@@ -109,7 +86,11 @@ class DecodedRow(NamedTuple):
     software_version: OptStr
     advertised: Annotated[Optional[list[ApiRange]], ArrayOf(ApiRange)]
     batches: Annotated[Optional[list[BatchFacts]], ArrayOf(BatchFacts)]
+    named_brokers: OptStrs
 
+
+#: ``DecodedRow.status`` of a request log entry: no bytes, nothing to decode.
+LOGGED = "logged"
 
 DECODED_COLUMNS = DecodedRow._fields
 DECODED_DDL = ddl(DecodedRow)
@@ -117,6 +98,32 @@ DECODED_DDL = ddl(DecodedRow)
 
 def _error(name: str | None, reason: str, message: str | None = None) -> Decoded:
     return Decoded(name, message, "error", reason, None, None, None, None, None)
+
+
+def logged(name: str | None, facts_json: bytes) -> Decoded:
+    """What a request log entry says (``requestlog.entry_facts``): the client's software,
+    an ApiVersions answer's ranges, a Metadata answer's brokers. Nothing is decoded."""
+    try:
+        facts = json.loads(facts_json)
+        software = facts.get("software") or (None, None)
+        advertised = [ApiRange(*map(int, r)) for r in facts.get("advertised") or ()] or None
+        brokers = [str(b) for b in facts.get("brokers") or ()] or None
+        return Decoded(
+            name,
+            None,
+            LOGGED,
+            None,
+            None,
+            None,
+            None,
+            software[0],
+            software[1],
+            advertised,
+            None,
+            brokers,
+        )
+    except (ValueError, TypeError, AttributeError, IndexError) as exc:
+        return _error(name, f"request log facts cannot be read ({type(exc).__name__}: {exc})")
 
 
 #: Where record data sits: (api key, direction) -> (topics attribute, topic name
@@ -158,6 +165,8 @@ class Decoder:
             return None
 
     def decode_row(self, row: Row) -> Decoded:
+        if row.source == REQUEST_LOG and row.error is None:
+            return logged(self.api_name(row.api_key), row.frame)
         return self.decode(row.direction, row.api_key, row.api_version, row.frame, row.error)
 
     def decode(
@@ -204,6 +213,9 @@ class Decoder:
                 ApiRange(k.api_key, k.min_version, k.max_version)
                 for k in getattr(body, "api_keys", ())
             ]
+        brokers = None
+        if direction == "response" and api_key == 3:
+            brokers = [f"{b.host}:{b.port}" for b in getattr(body, "brokers", None) or ()]
         batches = None
         if self.read_records and api_key is not None and direction is not None:
             path = RECORD_PATHS.get((api_key, direction))
@@ -221,6 +233,7 @@ class Decoder:
             version,
             advertised,
             batches,
+            brokers,
         )
 
     def batches(
@@ -236,12 +249,12 @@ class Decoder:
         for topic in getattr(body, topics_attr, None) or ():
             name = next((getattr(topic, a) for a in name_attrs if getattr(topic, a, None)), None)
             raw_id = getattr(topic, id_attr, None)
-            topic_id = _uuid_text(raw_id) if raw_id is not None and raw_id.int else None
+            topic_id = uuid_text(raw_id) if raw_id is not None and raw_id.int else None
             for part in getattr(topic, partitions_attr, None) or ():
                 data = getattr(part, "records", None)
                 index = getattr(part, index_attr, None)
                 if data and self.no_records is not None:
-                    out.append(_batch_error(name, topic_id, index, 0, self.no_records, data))
+                    out.append(batch_error(name, topic_id, index, 0, self.no_records, data))
                 elif data:
                     out += read_batches(
                         self.records,
@@ -252,156 +265,6 @@ class Decoder:
                         complete=complete,
                     )
         return out
-
-
-def read_batches(
-    records: Any,
-    data: bytes,
-    topic: str | None,
-    topic_id: str | None,
-    partition: int | None,
-    *,
-    complete: bool = False,
-) -> list[BatchFacts]:
-    """``BatchFacts`` of one partition's record data (``records``: the package's module).
-
-    Data that cannot be read as batches (a bad length or magic, an impossible header) ends
-    the list with an error entry holding the bytes from there on: where a next batch would
-    start is unknown. A legacy compressed message whose inner messages cannot be read
-    (a codec missing, corrupt data) is an error entry of its own, and reading goes on
-    after it. ``complete``: the data must end with a whole batch (Produce requests; a Fetch
-    response may end with part of one), else the rest is an error entry too.
-    """
-    out: list[BatchFacts] = []
-    batches = records.iter_batches(data)
-    try:
-        for batch in batches:
-            out.append(batch_facts(records, batch, topic, topic_id, partition, len(out)))
-    except records.CorruptRecordError as exc:
-        start = batches.position
-        out.append(
-            _batch_error(
-                topic,
-                topic_id,
-                partition,
-                len(out),
-                f"record data cannot be read from byte {start} on ({exc})",
-                data[start:],
-            )
-        )
-        return out
-    if complete and batches.trailing_bytes:
-        start = batches.position
-        size = batches.incomplete_size
-        out.append(
-            _batch_error(
-                topic,
-                topic_id,
-                partition,
-                len(out),
-                f"record data ends {batches.trailing_bytes} bytes into "
-                + (f"a batch of {size} bytes" if size else "a batch header"),
-                data[start:],
-            )
-        )
-    return out
-
-
-def _batch_error(
-    topic: str | None,
-    topic_id: str | None,
-    partition: int | None,
-    index: int,
-    reason: str,
-    data: bytes,
-) -> BatchFacts:
-    return BatchFacts(
-        topic,
-        topic_id,
-        partition,
-        index,
-        None,
-        None,
-        None,
-        None,
-        len(data),
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        reason,
-        bytes(data),
-    )
-
-
-#: Bytes of a legacy message besides its key and value (offset, size, CRC, magic,
-#: attributes, key and value lengths; magic 1 adds a timestamp).
-_LEGACY_OVERHEAD = {0: 26, 1: 34}
-
-
-def batch_facts(
-    records: Any,
-    batch: Any,
-    topic: str | None,
-    topic_id: str | None,
-    partition: int | None,
-    index: int,
-) -> BatchFacts:
-    """One batch's facts. Magic 2: everything from the header (nothing decompressed).
-    Legacy: a compressed wrapper is decompressed to count the messages it holds; an
-    error doing so makes the entry an error entry."""
-    magic = int(batch.magic)
-    compression = batch.compression.name.lower()
-    v2 = magic >= 2
-    uncompressed: int | None
-    count = batch.record_count
-    if v2:
-        uncompressed = batch.size if batch.compression == 0 else None
-    elif batch.compression == 0:
-        uncompressed = batch.size
-    else:
-        try:
-            inner = list(batch.records())
-        except records.CorruptRecordError as exc:
-            return _batch_error(
-                topic,
-                topic_id,
-                partition,
-                index,
-                f"legacy {compression} message (magic {magic}) at byte "
-                f"{batch.offset_in_data} cannot be decompressed ({exc})",
-                batch.raw,
-            )
-        count = len(inner)
-        uncompressed = sum(
-            _LEGACY_OVERHEAD[magic] + len(r.key or b"") + len(r.value or b"") for r in inner
-        )
-    return BatchFacts(
-        topic,
-        topic_id,
-        partition,
-        index,
-        batch.base_offset,
-        magic,
-        compression,
-        count,
-        batch.size,
-        uncompressed,
-        batch.producer_id if v2 else None,
-        batch.producer_epoch if v2 else None,
-        bool(batch.is_transactional) if v2 else None,
-        bool(batch.is_control) if v2 else None,
-        bool(batch.crc_ok()),
-        None,
-        None,
-    )
-
-
-def _uuid_text(value: Any) -> str:
-    """Kafka's text form of a UUID: URL-safe base64 without padding."""
-    return base64.urlsafe_b64encode(value.bytes).rstrip(b"=").decode("ascii")
 
 
 def first_difference(a: bytes, b: bytes) -> int:
@@ -424,6 +287,7 @@ def _output(row: Row, decoded: Decoded) -> DecodedRow:
         row.correlation_id,
         row.client_id,
         row.frame if keep else None,
+        row.source,
         *decoded,
     )
 
@@ -454,3 +318,22 @@ def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -
             [pa.array(column, type=field.type) for column, field in zip(out, schema)],
             schema=schema,
         )
+
+
+def count_and_decode(
+    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
+) -> Iterator[Any]:
+    """``mapInArrow`` of the job: count the frames read (``counter``) and the record
+    batches found (``batch_counter``, Spark accumulators), decode. Here, not in the job's
+    module, so that executors import only what decoding needs."""
+
+    def counted() -> Iterator[Any]:
+        for batch in batches:
+            counter.add(batch.num_rows)
+            yield batch
+
+    for decoded in decode_batches(counted(), package, records):
+        if records:
+            lengths = decoded.column("batches").value_lengths()
+            batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
+        yield decoded

@@ -81,7 +81,7 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
             bad = unsupported.get((client, api))
             h_row.append(
                 f"{html.escape(client)}<br>{html.escape(api[1])}: {vs}<br>{n} requests"
-                + (f"<br><b>not supported by the target: {', '.join(bad)}</b>" if bad else "")
+                + (f"<br><b>not accepted by the target: {', '.join(bad)}</b>" if bad else "")
             )
         z.append(z_row)
         text.append(t_row)
@@ -112,21 +112,33 @@ def usage_heatmap(usage: list[dict[str, Any]], readiness: list[dict[str, Any]] |
     )
     if unsupported:
         cells = sorted(unsupported)
-        fig.add_trace(
-            go.Scatter(
-                x=[a[1] for _, a in cells],
-                y=[shown(c) for c, _ in cells],
-                mode="markers",
-                marker={
-                    "symbol": "x-thin-open",
-                    "size": 16,
-                    "color": "#cf222e",
-                    "line": {"width": 2},
-                },
-                name="not supported by the target",
-                hovertemplate="%{y}<br>%{x}: not supported by the target<extra></extra>",
+        xs, ys = [a[1] for _, a in cells], [shown(c) for c, _ in cells]
+        # a white cross under the red one: visible on the darkest cell too
+        for colour, width, size, name in (
+            ("#ffffff", 6, 20, None),
+            ("#cf222e", 2, 16, "not accepted by the target"),
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="markers",
+                    marker={
+                        "symbol": "x-thin-open",
+                        "size": size,
+                        "color": colour,
+                        "line": {"width": width, "color": colour},
+                    },
+                    name=name or "",
+                    showlegend=name is not None,
+                    hoverinfo="skip" if name is None else None,
+                    hovertemplate=(
+                        None
+                        if name is None
+                        else "%{y}<br>%{x}: not accepted by the target<extra></extra>"
+                    ),
+                )
             )
-        )
     fig.update_layout(
         height=max(420, 24 * len(clients) + 260),
         margin={"l": 20, "r": 20, "t": 30, "b": 20},

@@ -35,6 +35,7 @@ first), for both.
 from __future__ import annotations
 
 import json
+import math
 import os
 import struct
 from collections import deque
@@ -49,6 +50,9 @@ MAX_FRAME_SIZE = 100 * 1024 * 1024
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
+
+#: Where a row was read (``Row.source``).
+CAPTURE, PCAP, REQUEST_LOG = "capture", "pcap", "request log"
 
 
 # --- headers and pairing ----------------------------------------------------------------------
@@ -186,8 +190,9 @@ class Row(NamedTuple):
     api_version: OptInt
     correlation_id: OptInt
     client_id: OptStr
-    frame: Bytes
+    frame: Bytes  # request log entries: the entry's JSON text (no bytes were captured)
     error: OptStr  # set on bytes that are not a whole frame
+    source: Str = CAPTURE  # CAPTURE, PCAP or REQUEST_LOG: where the row was read
 
 
 #: The data source's columns and Spark DDL, from ``Row``.
@@ -197,49 +202,101 @@ SCHEMA_DDL = ddl(Row)
 
 # --- capture files (JSON lines of ``kafka-specgen capture``) ----------------------------------
 
+#: The longest capture line read: a frame of ``MAX_FRAME_SIZE`` bytes in hex, and the rest
+#: of its record. A longer line is an error row holding its first ``KEPT_BYTES``.
+MAX_LINE = 2 * MAX_FRAME_SIZE + 4096
+#: How much of an unreadable line (or damaged file region) an error row keeps.
+KEPT_BYTES = 64 * 1024
+
+_INT_RANGES = {
+    "api_key": (-(2**15), 2**15 - 1),
+    "api_version": (-(2**15), 2**15 - 1),
+    "correlation_id": (-(2**31), 2**31 - 1),
+}
+
+
+class BadRecord(ValueError):
+    """A capture line whose record cannot be a frame (a wrong type or an impossible value)."""
+
 
 def capture_line_row(line: bytes, name: str, line_no: int) -> Row:
-    """One JSON line of a capture file -> a row (an error row if the line is damaged)."""
+    """One JSON line of a capture file -> a row (an error row if the line is damaged: not
+    JSON, a key missing, a wrong type, a number out of its field's range)."""
     try:
         rec = json.loads(line)
-        frame = bytes.fromhex(rec["frame"])
+        if not isinstance(rec, dict):
+            raise BadRecord(f"a JSON {type(rec).__name__}, not an object")
+        text = rec["frame"]
+        if not isinstance(text, str):
+            raise BadRecord(f"frame is {_kind(text)}, not hex text")
+        frame = bytes.fromhex(text)
         direction = rec["dir"]
         if direction not in ("request", "response"):
-            raise ValueError(f"dir {direction!r}")
+            raise BadRecord(f"dir {direction!r}: request or response")
+        conn = rec["conn"]
+        if isinstance(conn, bool) or not isinstance(conn, int):
+            raise BadRecord(f"conn is {_kind(conn)}, not an integer")
+        ts = rec["ts"]
+        if isinstance(ts, bool) or not isinstance(ts, (int, float)) or not math.isfinite(ts):
+            raise BadRecord(f"ts is {_kind(ts)}, not a finite number")
         return Row(
-            f"{name}#{int(rec['conn'])}",
-            float(rec["ts"]),
-            rec.get("src"),
-            rec.get("dst"),
+            f"{name}#{conn}",
+            float(ts),
+            _opt_str(rec, "src"),
+            _opt_str(rec, "dst"),
             direction,
-            _opt_int(rec.get("api_key")),
-            _opt_int(rec.get("api_version")),
-            _opt_int(rec.get("correlation_id")),
-            rec.get("client_id"),
+            _opt_int(rec, "api_key"),
+            _opt_int(rec, "api_version"),
+            _opt_int(rec, "correlation_id"),
+            _opt_str(rec, "client_id"),
             frame,
             None,
         )
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        return Row(
-            f"{name}#line{line_no}",
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            None,
-            bytes(line.rstrip(b"\r\n")),
-            f"{name} line {line_no}: not a capture record ({type(exc).__name__}: {exc})",
-        )
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        what = "key missing" if isinstance(exc, KeyError) else type(exc).__name__
+        return line_error(name, line_no, line, f"not a capture record ({what}: {exc})")
 
 
-def _opt_int(value: Any) -> int | None:
+def line_error(name: str, line_no: int, line: bytes, why: str, source: str = CAPTURE) -> Row:
+    """The error row of a line that cannot be read (its first ``KEPT_BYTES`` kept)."""
+    kept = bytes(line.rstrip(b"\r\n")[:KEPT_BYTES])
+    return Row(
+        f"{name}#line{line_no}",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        kept,
+        f"{name} line {line_no}: {why}",
+        source,
+    )
+
+
+def _kind(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _opt_int(rec: dict[str, Any], key: str) -> int | None:
+    value = rec.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected an integer, got {value!r}")
+        raise BadRecord(f"{key} is {_kind(value)}, not an integer")
+    low, high = _INT_RANGES[key]
+    if not low <= value <= high:
+        raise BadRecord(f"{key} {value} outside {low}..{high}")
+    return value
+
+
+def _opt_str(rec: dict[str, Any], key: str) -> str | None:
+    value = rec.get(key)
+    if value is not None and not isinstance(value, str):
+        raise BadRecord(f"{key} is {_kind(value)}, not text")
     return value
 
 
@@ -249,25 +306,53 @@ def capture_rows(
     """Rows of the lines of a capture file that start in the byte range ``[start, end)``.
 
     Ranges that tile a file read every line exactly once (Hadoop's rule: a range skips the
-    line that started before it and reads the line that crosses its end).
+    line that started before it and reads the line that crosses its end). A line longer
+    than ``MAX_LINE`` is an error row; reading goes on after it.
     """
     name = name or os.path.basename(path)
+    for line_no, line, size in file_lines(path, start, end, MAX_LINE):
+        if size > MAX_LINE:
+            yield line_error(name, line_no, line, f"a line of {size} bytes, more than {MAX_LINE}")
+        elif line.strip():
+            yield capture_line_row(line, name, line_no)
+
+
+def file_lines(
+    path: str, start: int = 0, end: int | None = None, limit: int = MAX_LINE
+) -> Iterator[tuple[int, bytes, int]]:
+    """``(line number, line, its size)`` of the lines starting in ``[start, end)``; a line
+    longer than ``limit`` is given as its first ``KEPT_BYTES`` (never read whole)."""
     with open(path, "rb") as f:
         line_no = 0
         if start > 0:
             f.seek(start - 1)
-            f.readline()  # the rest of a line that belongs to the range before
+            _read_line(f, 0)  # the rest of a line that belongs to the range before
         pos = f.tell()
         if start > 0:
             line_no = _count_lines(path, pos)
         while end is None or pos < end:
-            line = f.readline()
-            if not line:
+            line, size = _read_line(f, limit)
+            if not size:
                 break
             line_no += 1
-            pos += len(line)
-            if line.strip():
-                yield capture_line_row(line, name, line_no)
+            pos += size
+            yield line_no, line, size
+
+
+def _read_line(f: Any, limit: int) -> tuple[bytes, int]:
+    """The next line, whole if at most ``limit`` bytes, else its first ``KEPT_BYTES``; and
+    its size. The rest of a long line is skipped in chunks."""
+    line: bytes = f.readline(limit + 1)
+    size = len(line)
+    if size <= limit or line.endswith(b"\n"):
+        return line, size
+    kept = line[:KEPT_BYTES]
+    while not line.endswith(b"\n"):
+        line = f.readline(1 << 20)
+        if not line:
+            break
+        size += len(line)
+    return kept, size
 
 
 def _count_lines(path: str, upto: int) -> int:
@@ -282,216 +367,3 @@ def _count_lines(path: str, upto: int) -> int:
             count += chunk.count(b"\n")
             remaining -= len(chunk)
     return count
-
-
-# --- byte streams -> frames ---------------------------------------------------------------
-
-
-class Chunk(NamedTuple):
-    """Contiguous bytes of one direction of a TCP stream, at a stream offset."""
-
-    offset: int
-    data: bytes
-    ts: float
-
-
-class StreamFrame(NamedTuple):
-    ts: float
-    frame: bytes
-    error: str | None
-
-
-def split_stream(chunks: Iterable[Chunk]) -> Iterator[StreamFrame]:
-    """Cut one direction of a reassembled stream into frames.
-
-    ``chunks`` are non-overlapping and in offset order; a hole between two chunks is bytes
-    the capture missed. A frame's ``ts`` is the latest ``ts`` of the chunks holding its
-    bytes. A frame with a hole in it becomes an error frame (its bytes as far as they were
-    seen) and splitting goes on after it; a hole where a size prefix should be loses the
-    frame boundaries, and the rest of the stream becomes one error frame, as does a size
-    prefix outside ``0..MAX_FRAME_SIZE`` (not Kafka, or lost sync) and a frame the capture
-    ended in.
-    """
-    runs = _runs(chunks)
-    pos = 0  # stream offset where the next frame starts
-    for i, (run_start, data, ends, stamps) in enumerate(runs):
-        run_end = run_start + len(data)
-        if pos >= run_end:
-            continue  # a damaged frame already covered this run
-        if pos < run_start:
-            yield StreamFrame(
-                stamps[-1],
-                b"".join(r[1] for r in runs[i:]),
-                f"lost frame boundaries: capture gap of {run_start - pos} bytes at stream "
-                f"offset {pos} where a size prefix was due; "
-                f"{sum(len(r[1]) for r in runs[i:])} bytes from offset {run_start} unread",
-            )
-            return
-        ts_index = 0
-        while pos < run_end:
-            local = pos - run_start
-            if run_end - pos < 4:
-                if i == len(runs) - 1:
-                    yield _tail(runs, i, local, pos, "a size prefix", ends, stamps)
-                else:
-                    rest = b"".join([data[local:], *(r[1] for r in runs[i + 1 :])])
-                    yield StreamFrame(
-                        stamps[-1],
-                        rest,
-                        f"lost frame boundaries: capture gap inside the size prefix at stream "
-                        f"offset {pos}; {len(rest)} bytes unread",
-                    )
-                return
-            (size,) = _INT32.unpack_from(data, local)
-            if size < 0 or size > MAX_FRAME_SIZE:
-                yield StreamFrame(
-                    _ts(ends, stamps, local, len(data)),
-                    b"".join([data[local:], *(r[1] for r in runs[i + 1 :])]),
-                    f"frame size {size} at stream offset {pos} outside 0..{MAX_FRAME_SIZE} "
-                    "(not Kafka, or lost sync); rest of the stream unread",
-                )
-                return
-            frame_end = local + 4 + size
-            if frame_end <= len(data):
-                while ends[ts_index] <= local:
-                    ts_index += 1
-                yield StreamFrame(
-                    _ts(ends, stamps, local, frame_end, ts_index), data[local + 4 : frame_end], None
-                )
-                pos += 4 + size
-                continue
-            if i == len(runs) - 1:
-                yield _tail(runs, i, local, pos, f"a frame of {size} bytes", ends, stamps)
-                return
-            # a hole inside this frame: skip to where the frame ends and go on
-            missing = _missing(runs, i, pos + 4 + size)
-            yield StreamFrame(
-                stamps[-1],
-                data[local + 4 :],
-                f"frame of {size} bytes at stream offset {pos} misses {missing} bytes "
-                "(capture gap)",
-            )
-            pos += 4 + size
-    return
-
-
-def _runs(chunks: Iterable[Chunk]) -> list[tuple[int, bytes, list[int], list[float]]]:
-    """Merge touching chunks: ``(start, bytes, piece ends (relative), piece ts)`` per run."""
-    runs: list[tuple[int, bytes, list[int], list[float]]] = []
-    parts: list[bytes] = []
-    start = length = 0
-    ends: list[int] = []
-    stamps: list[float] = []
-    for chunk in chunks:
-        if not chunk.data:
-            continue
-        if parts and chunk.offset != start + length:
-            runs.append((start, b"".join(parts), ends, stamps))
-            parts, ends, stamps = [], [], []
-        if not parts:
-            start, length = chunk.offset, 0
-        parts.append(chunk.data)
-        length += len(chunk.data)
-        ends.append(length)
-        stamps.append(chunk.ts)
-    if parts:
-        runs.append((start, b"".join(parts), ends, stamps))
-    return runs
-
-
-def _ts(ends: list[int], stamps: list[float], a: int, b: int, first: int = 0) -> float:
-    """The latest ts of the pieces that overlap ``[a, b)`` (relative offsets)."""
-    i = first
-    while ends[i] <= a:
-        i += 1
-    latest = stamps[i]
-    while ends[i] < b:
-        i += 1
-        latest = max(latest, stamps[i])
-    return latest
-
-
-def _tail(
-    runs: Any, i: int, local: int, pos: int, what: str, ends: Any, stamps: Any
-) -> StreamFrame:
-    data = runs[i][1]
-    return StreamFrame(
-        _ts(ends, stamps, local, len(data)),
-        data[local:],
-        f"stream ends {len(data) - local} bytes into {what} at stream offset {pos} "
-        "(capture stopped or connection cut)",
-    )
-
-
-def _missing(runs: Any, i: int, frame_end: int) -> int:
-    """Bytes of ``[end of run i, frame_end)`` that no run holds."""
-    missing = 0
-    pos = runs[i][0] + len(runs[i][1])
-    for start, data, _, _ in runs[i + 1 :]:
-        if start >= frame_end:
-            break
-        missing += start - pos
-        pos = min(start + len(data), frame_end)
-    return int(missing + max(0, frame_end - pos))
-
-
-# --- pairing -------------------------------------------------------------------------------
-
-
-def pair_frames(
-    conn: str,
-    client: str | None,
-    broker: str | None,
-    requests: Iterable[StreamFrame],
-    responses: Iterable[StreamFrame],
-) -> list[Row]:
-    """Rows of one connection: requests and responses, each response paired with its
-    request (``Pairer``), in time order (a request before its response)."""
-    rows: list[Row] = []
-    pairer = Pairer()
-    for ts, frame, error in requests:
-        if error is not None:
-            rows.append(
-                Row(conn, ts, client, broker, "request", None, None, None, None, frame, error)
-            )
-            continue
-        api_key, api_version, correlation_id, client_id = pairer.request(frame)
-        rows.append(
-            Row(
-                conn,
-                ts,
-                client,
-                broker,
-                "request",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                None,
-            )
-        )
-    for ts, frame, error in responses:
-        if error is not None:
-            rows.append(
-                Row(conn, ts, broker, client, "response", None, None, None, None, frame, error)
-            )
-            continue
-        correlation_id, (api_key, api_version, client_id) = pairer.response(frame)
-        rows.append(
-            Row(
-                conn,
-                ts,
-                broker,
-                client,
-                "response",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                None,
-            )
-        )
-    rows.sort(key=lambda r: (r.ts if r.ts is not None else 0.0, r.direction != "request"))
-    return rows

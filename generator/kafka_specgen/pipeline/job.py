@@ -19,16 +19,32 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Sequence
 
-from ..library import SpecSource, spec_set
+from ..library import SpecSource
+from .decode import LOGGED
 from .inputs import check_inputs
-from .readiness import Target, Verdict
 from .report import REPORT
 from .tables import Staged, all_tables, with_clients
+from .target import Target
+from .verdict import Verdict
+
+#: Exit status when the counts disagree (a bug: something read was lost).
+EXIT_LOST = 5
+#: Exit status when the Spark job failed (one line says why).
+EXIT_FAILED = 4
+
+
+class JobFailed(RuntimeError):
+    """The Spark job failed: ``line`` says why in one line, ``trace`` holds the traces."""
+
+    def __init__(self, line: str, trace: Path) -> None:
+        super().__init__(line)
+        self.line, self.trace = line, trace
 
 
 @dataclass
@@ -64,14 +80,16 @@ class Summary:
     tables: list[str] = field(default_factory=list)
     spec_set: str = ""
     """The spec set the package was generated from (its label)."""
+    logged: int = 0  # request log entries (no bytes to decode)
+    tls_without_keys: int = 0  # error rows of TLS connections no key log was given for
 
     def exit_status(self, fail_on_unready: bool = False) -> int:
-        """1 if something was lost, or (``fail_on_unready``) a client would break on the
-        target; else 0."""
+        """``EXIT_LOST`` if something was lost; with ``fail_on_unready``, the verdict's
+        status (1: a client would break, 3: incomplete); else 0."""
         if not self.nothing_lost:
-            return 1
-        if fail_on_unready and (self.readiness is None or not self.readiness.ready):
-            return 1
+            return EXIT_LOST
+        if fail_on_unready and self.readiness is not None:
+            return self.readiness.exit_status()
         return 0
 
     def text(self) -> str:
@@ -79,9 +97,10 @@ class Summary:
         decoded = self.decoded
         pct = 100.0 * self.reencoded_equal / decoded if decoded else 100.0
         lost = "  <-- COUNTS DISAGREE: something was lost"
+        logged = f" + {self.logged} request log entries" if self.logged else ""
         lines = [
             f"kafka-specgen pipeline: {self.frames_read} frames read = {decoded} decoded + "
-            f"{self.errors} errors" + (" (nothing lost)" if self.nothing_lost else lost),
+            f"{self.errors} errors{logged}" + (" (nothing lost)" if self.nothing_lost else lost),
         ]
         if self.records:
             lines.append(
@@ -103,6 +122,11 @@ class Summary:
                 "the package has no codec for: decode with Kafka's whole spec set, --release "
                 "X.Y (e.g. --release 3.9) or --specs PATH (e.g. "
                 "clients/src/main/resources/common/message of a Kafka checkout)"
+            )
+        if self.tls_without_keys:
+            lines.append(
+                f"  hint: {self.tls_without_keys} error rows are of TLS connections: pass "
+                "--tls-keylog FILE (an SSLKEYLOGFILE) to decrypt them"
             )
         if self.messages_without_schema:
             lines.append(
@@ -176,6 +200,7 @@ def run_pipeline(
     records: bool = True,
     report: bool = False,
     target_release: str | None = None,
+    tls_keylog: str | Path | None = None,
 ) -> Summary:
     """Run the whole job; returns its summary.
 
@@ -184,12 +209,13 @@ def run_pipeline(
     temporary folder, removed at the end. ``records``: read record batches (``batches/``,
     ``record_usage/``). ``target_specs`` or ``target_release``: judge readiness against
     it (``readiness/``). ``report``: write ``out/report.html`` from the tables.
+    ``tls_keylog``: an SSLKEYLOGFILE to decrypt the TLS connections of pcap files with.
     """
     from .spark import spark_session
 
     # input that holds nothing to read, and a target that does not load, fail here,
     # before Spark starts
-    check_inputs([str(path) for path in inputs])
+    files = check_inputs([str(path) for path in inputs])
     target = None
     if target_specs:
         target = Target(target_specs)
@@ -197,9 +223,29 @@ def run_pipeline(
         target = Target.release(target_release)
     own = spark is None
     t0 = time.monotonic()
-    if own:
-        spark = spark_session(master)
-    startup = time.monotonic() - t0
+    # the JVM starts while the decoding package and the schemas are made ready
+    with ThreadPoolExecutor(max_workers=1) as starter:
+        starting = (
+            starter.submit(spark_session, master, **session_settings(master, files))
+            if own
+            else None
+        )
+        try:
+            prepared = prepare(specs)
+        except BaseException:
+            if starting is not None and starting.exception() is None:
+                starting.result().stop()
+            raise
+        if starting is not None:
+            try:
+                spark = starting.result()
+            except Exception as exc:
+                raise _failed(exc) from exc
+        startup = time.monotonic() - t0
+    if not own:
+        startup = 0.0
+    if spark is None:  # pragma: no cover (a session was given or started)
+        raise RuntimeError("no Spark session")
     keep = workdir is not None
     workdir = workdir or Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -210,109 +256,181 @@ def run_pipeline(
                 spark,
                 inputs,
                 Path(out).resolve(),
-                specs,
+                prepared,
                 broker_ports,
                 workdir,
                 prog,
                 target,
                 records,
+                str(Path(tls_keylog).resolve()) if tls_keylog else None,
             )
+            summary.master = spark.sparkContext.master
             if report:
                 from .report import write_report
 
                 summary.report = str(write_report(Path(out).resolve()))
                 prog.say(f"wrote {summary.report}")
-        summary.master = spark.sparkContext.master
-        summary.startup_s = round(startup, 3)
-        summary.total_s = round(time.monotonic() - t0, 3)
-        return summary
+    except JobFailed:
+        raise
+    except Exception as exc:
+        if _from_spark(exc):
+            raise _failed(exc) from exc
+        raise
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)
         if own:
             spark.stop()
+    summary.startup_s = round(startup, 3)
+    summary.total_s = round(time.monotonic() - t0, 3)
+    return summary
+
+
+#: Input up to this size is small: Spark is set up for quick start-up and few tasks.
+SMALL_INPUT = 64 << 20
+
+
+def session_settings(master: str | None, files: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """How the job's own session is set up: in local mode no web UI, and for small input a
+    JVM tuned for start-up and two shuffle partitions (each task costs more than it
+    does on so little data)."""
+    import os
+
+    local = master is None or master.startswith("local")
+    if "PYSPARK_GATEWAY_PORT" in os.environ or not local:
+        return {}
+    small = sum(os.path.getsize(path) for path, _ in files) <= SMALL_INPUT
+    conf = {"spark.ui.enabled": "false"}
+    if small:
+        conf["spark.sql.shuffle.partitions"] = "1"
+        conf["spark.sql.adaptive.enabled"] = "false"
+    return {"quick_jvm": small, "conf": conf}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The decoding package (generated, or from the tool's cache) and the Spark schemas of
+    its messages."""
+
+    package: Any  # library.GeneratedPackage
+    schemas: dict[str, Any]
+    source: str  # the spec set's label, for the progress line and the summary
+
+
+def prepare(specs: SpecSource | None) -> Prepared:
+    """The package that decodes the capture: from ``specs``, by default every version of
+    every Kafka release (``--release all``), so a mixed fleet decodes whole."""
+    from ..library import SpecSet, generated_package, load_specs, spec_set
+    from ..spark_schema import spark_schemas
+
+    chosen = spec_set(specs) if specs else SpecSet.of_release("all")
+    package = generated_package(chosen)
+    package.module()
+    schemas = spark_schemas(load_specs(chosen, warn=False)[0])
+    return Prepared(package, schemas, chosen.label)
+
+
+def _from_spark(exc: BaseException) -> bool:
+    """Whether an exception came out of Spark (the JVM, an executor, the Python worker)."""
+    names = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}
+    return bool(names & {"py4j", "pyspark"})
+
+
+def _failed(exc: BaseException) -> JobFailed:
+    from .spark import failure_line, keep_trace
+
+    return JobFailed(failure_line(exc), keep_trace(exc))
 
 
 def _run(
     spark: Any,
     inputs: Sequence[str | Path],
     out: Path,
-    specs: SpecSource | None,
+    prepared: Prepared,
     broker_ports: str,
     workdir: Path,
     prog: Progress,
     target: Target | None,
     records: bool,
+    tls_keylog: str | None,
 ) -> Summary:
+    from pyspark import StorageLevel
+
     from .datasource import read_frames
-    from .decode import DECODED_DDL
+    from .decode import DECODED_DDL, count_and_decode
     from .spark import ship
     from .tables import batches, conformance, errors, messages, readiness, usage
-    from ..library import bundled_specs, generated_package, load_specs
-    from ..spark_schema import spark_schemas
 
     started = time.monotonic()
-    chosen = spec_set(specs if specs else [bundled_specs()])
-    package = generated_package(chosen)
-    schemas = spark_schemas(load_specs(chosen, warn=False)[0])
+    package, schemas = prepared.package, prepared.schemas
     ship(spark, package, workdir)
-    prog.say(f"decoding with package {package.name}" + (f" (from {chosen.label})" if specs else ""))
+    prog.say(f"decoding with package {package.name} (from {prepared.source})")
     sc = spark.sparkContext
     read_counter = sc.accumulator(0)
     batch_counter = sc.accumulator(0)
-    decoded = read_frames(spark, inputs, broker_ports).mapInArrow(
-        partial(
-            _count_and_decode,
-            package=package.name,
-            counter=read_counter,
-            batch_counter=batch_counter,
-            records=records,
-        ),
-        DECODED_DDL,
+    decode = partial(
+        count_and_decode,
+        package=package.name,
+        counter=read_counter,
+        batch_counter=batch_counter,
+        records=records,
     )
-    stage = out / "staging_decoded"
+    # decoded once: kept (memory, then disk) for every table
+    decoded = read_frames(spark, inputs, broker_ports, tls_keylog, decode, DECODED_DDL).persist(
+        StorageLevel.MEMORY_AND_DISK
+    )
     _remove_tables(out)
     prog.say(f"reading and decoding {len(inputs)} input path(s)")
-    decoded.write.mode("overwrite").parquet(str(stage))
-    frames = with_clients(spark.read.parquet(str(stage))).cache()
+    counts = {r["status"]: r["count"] for r in decoded.groupBy("status").count().collect()}
+    frames = with_clients(decoded)
     staged = Staged(spark, frames, out, prog.say)
-    counts = {r["status"]: r["count"] for r in frames.groupBy("status").count().collect()}
     frames_read, batches_read = int(read_counter.value), int(batch_counter.value)
     n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
+    n_logged = counts.get(LOGGED, 0)
     decode_s = time.monotonic() - started
     prog.say(
         f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors"
+        + (f", {n_logged} request log entries" if n_logged else "")
         + (f", {batches_read} record batches" if records else "")
         + f" ({decode_s:.1f} s)"
     )
 
+    # The tables are independent jobs: submitted together, Spark overlaps their scheduling
+    # and small tasks (readiness/ and record_usage/ read batches/, so they come second).
     entries = batches.entries(staged)
-    error_counts = errors.write(staged, entries)
-    conf_rows = conformance.write(staged)
-    usage_rows = usage.write(staged)
-    written = [errors.TABLE.name, conformance.TABLE.name, usage.TABLE.name]
-    prog.say("wrote errors/, conformance/, usage/")
-    n_batches = record_usage_rows = 0
-    if records:
-        n_batches = batches.write(staged, entries)
-        record_usage_rows = batches.write_record_usage(staged)
-        written += [batches.TABLE.name, batches.RECORD_USAGE.name]
-        prog.say(f"wrote batches/ ({n_batches} rows), record_usage/")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        first: dict[str, Future[Any]] = {
+            "errors": pool.submit(errors.write, staged, entries),
+            "conformance": pool.submit(conformance.write, staged),
+            "usage": pool.submit(usage.write, staged),
+        }
+        if records:
+            first["batches"] = pool.submit(batches.write, staged, entries)
+        done = {name: job.result() for name, job in first.items()}
+        prog.say("wrote " + ", ".join(f"{name}/" for name in done))
+        second: dict[str, Future[Any]] = {"messages": pool.submit(messages.write, staged, schemas)}
+        if records:
+            second["record_usage"] = pool.submit(batches.write_record_usage, staged)
+        if target is not None:
+            second["readiness"] = pool.submit(readiness.write, staged, target, records, n_errors)
+        done.update({name: job.result() for name, job in second.items()})
+        prog.say("wrote " + ", ".join(f"{name}/" for name in second))
+    error_counts, conf_rows, usage_rows = done["errors"], done["conformance"], done["usage"]
+    n_batches, record_usage_rows = done.get("batches", 0), done.get("record_usage", 0)
     verdict: Verdict | None = None
     readiness_rows = 0
-    if target is not None:
-        verdict, readiness_rows = readiness.write(staged, target, records)
-        written.append(readiness.TABLE.name)
-        prog.say(f"wrote readiness/ ({readiness_rows} rows)")
-    tables, missing = messages.write(staged, schemas)
+    if "readiness" in done:
+        verdict, readiness_rows = done["readiness"]
+    tables, missing = done["messages"]
+    written = [t.name for t in all_tables() if t.name in done and t.name != messages.TABLE.name]
     written.append(f"{messages.TABLE.name}/<Message>")
-    frames.unpersist()
-    shutil.rmtree(stage, ignore_errors=True)
+    decoded.unpersist()
 
     total_decoded = sum(r["decoded"] for r in conf_rows)
     equal = sum(r["reencoded_equal"] for r in conf_rows)
     frames_ok = (
-        frames_read == n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
+        frames_read == n_decoded + n_errors + n_logged
+        and n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
         and total_decoded == n_decoded
         and error_counts.get("frame", 0) == n_errors
     )
@@ -324,7 +442,9 @@ def _run(
         frames_read=frames_read,
         decoded=n_decoded,
         errors=n_errors,
+        logged=n_logged,
         unknown_api_errors=error_counts["unknown_api"],
+        tls_without_keys=error_counts["tls_without_keys"],
         reencoded_equal=equal,
         mismatches=total_decoded - equal,
         batches_read=batches_read,
@@ -341,26 +461,8 @@ def _run(
         decode_s=round(decode_s, 3),
         job_s=round(time.monotonic() - started, 3),
         tables=[f"{name}/" for name in written],
-        spec_set=chosen.label if specs else f"the tool's own specs ({chosen.label})",
+        spec_set=prepared.source,
     )
-
-
-def _count_and_decode(
-    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
-) -> Iterator[Any]:
-    """``mapInArrow``: count the frames read and the record batches found, decode."""
-    from .decode import decode_batches
-
-    def counted() -> Iterator[Any]:
-        for batch in batches:
-            counter.add(batch.num_rows)
-            yield batch
-
-    for decoded in decode_batches(counted(), package, records):
-        if records:
-            lengths = decoded.column("batches").value_lengths()
-            batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
-        yield decoded
 
 
 def _remove_tables(out: Path) -> None:

@@ -1,7 +1,7 @@
 """Kafka frames from pcap/pcapng files, in plain Python (no Spark).
 
-The containers are read with scapy's raw readers (``RawPcapReader`` picks
-``RawPcapNgReader`` for pcapng by the file's magic); link, IP and TCP headers are unpacked
+The containers are read by ``pcapfile`` (damaged, truncated and oversized parts become
+error rows, and reading goes on where it can); link, IP and TCP headers are unpacked
 here (Ethernet with VLAN tags, Linux cooked v1/v2, BSD loopback, raw IPv4/IPv6). TCP
 reassembly is ours and small: per connection and direction, segments are put in sequence
 order (the sequence number unwrapped against the previous segment, so streams beyond 4 GiB
@@ -29,10 +29,14 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
-from .columns import Bytes, Double, Int, Long, Str, ddl
-from .frames import MAX_FRAME_SIZE, Chunk, Row, pair_frames, split_stream
+from .columns import Bytes, Double, Int, Long, OptStr, Str, ddl
+from .frames import MAX_FRAME_SIZE, PCAP, Row
+from .pcapfile import Damage, is_pcap_magic, read_packets
+from . import tls
+from .streams import Chunk, StreamFrame, pair_frames, split_stream
+from .tls import looks_like_tls
 
 READ_SIZE = 1 << 18  # a packet is read whole up to this many bytes (loopback MTU is 64 KiB)
 TCP = 6
@@ -52,6 +56,7 @@ class Segment(NamedTuple):
     file: Str = ""  # name of the capture file
     file_no: Int = 0  # its place among the files read together
     packet: Long = 0  # the packet's number in its file, from 1
+    error: OptStr = None  # set on a part of the file that cannot be read (payload: its bytes)
 
 
 #: Spark's DDL of a segment.
@@ -69,40 +74,30 @@ def connection_key(segment: Segment) -> tuple[str, str]:
 
 
 def read_segments(path: str, file_no: int = 0, name: str | None = None) -> Iterator[Segment]:
-    """The TCP segments of a pcap or pcapng file, in capture order."""
-    from scapy.utils import RawPcapReader  # noqa: PLC0415 (heavy, only where pcaps are read)
-
+    """The TCP segments of a pcap or pcapng file, in capture order, and an error segment
+    (``error`` set) for every part of the file that cannot be read (``pcapfile``)."""
     name = name or os.path.basename(path)
-    reader = RawPcapReader(path)
     try:
-        ng = hasattr(reader, "interfaces")
-        linktype = getattr(reader, "linktype", 1)
-        number = 0
-        while True:
-            try:
-                packet = reader._read_packet(size=READ_SIZE)
-            except EOFError:
-                break
-            if packet is None:
+        for item in read_packets(path):
+            if isinstance(item, Damage):
+                yield Segment(
+                    0.0,
+                    "",
+                    "",
+                    0,
+                    0,
+                    item.data,
+                    name,
+                    file_no,
+                    item.number,
+                    f"{name}: {item.reason}",
+                )
                 continue
-            number += 1
-            data, meta_ = packet
-            # pcap and pcapng readers give different PacketMetadata tuples (scapy's
-            # annotations name the pcap one only)
-            meta: Any = meta_
-            if ng:
-                if meta.tshigh is None:
-                    continue
-                ts = ((meta.tshigh << 32) + meta.tslow) / meta.tsresol
-                link = meta.linktype
-            else:
-                ts = meta.sec + meta.usec / (1e9 if getattr(reader, "nano", False) else 1e6)
-                link = linktype
-            segment = parse_packet(data, link, ts, name, file_no, number)
+            segment = parse_packet(item.data, item.linktype, item.ts, name, file_no, item.number)
             if segment is not None:
                 yield segment
-    finally:
-        reader.close()
+    except OSError as exc:  # the file vanished or cannot be read
+        yield Segment(0.0, "", "", 0, 0, b"", name, file_no, 0, f"{name}: cannot be read ({exc})")
 
 
 def parse_packet(
@@ -243,13 +238,24 @@ class _Connection:
         return any(side.items for side in self.sides.values())
 
 
-def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) -> list[Row]:
+#: TLS session keys (``tls.read_keylog``); None: no key log was given.
+Keys = Optional[dict[tuple[str, bytes], bytes]]
+
+
+def reassemble(
+    segments: Iterable[Segment], broker_ports: Iterable[int] = (), keys: Keys = None
+) -> list[Row]:
     """Rows (one per frame) of every Kafka connection among ``segments``, which come in
-    ``capture_order`` (at least those of each ``connection_key``)."""
+    ``capture_order`` (at least those of each ``connection_key``). A TLS connection is
+    decrypted with ``keys`` (``tls``); without them its two directions are error rows."""
     ports = frozenset(broker_ports)
     current: dict[tuple[str, str], _Connection] = {}
     connections: list[_Connection] = []
+    rows: list[Row] = []
     for index, segment in enumerate(segments):
+        if segment.error is not None:
+            rows.append(_damaged(segment))
+            continue
         key = connection_key(segment)
         conn = current.get(key)
         syn_only = segment.flags & (SYN | ACK) == SYN
@@ -259,21 +265,47 @@ def reassemble(segments: Iterable[Segment], broker_ports: Iterable[int] = ()) ->
         if segment.flags & SYN:
             conn.client = segment.src if syn_only else segment.dst
         conn.sides.setdefault(segment.src, _Side()).add(segment, index)
-    rows: list[Row] = []
     for conn in connections:
         if not conn.has_data:
             continue
         client, broker = _roles(conn, ports)
-        sides = conn.sides
         empty = _Side()
-        rows += pair_frames(
-            conn.name,
-            client or None,
-            broker or None,
-            split_stream(sides.get(client, empty).chunks()),
-            split_stream(sides.get(broker, empty).chunks()),
-        )
+        requests, responses = conn.sides.get(client, empty), conn.sides.get(broker, empty)
+        client_chunks, broker_chunks = requests.chunks(), responses.chunks()
+        if client_chunks and looks_like_tls(client_chunks[0].data):
+            client_plain, broker_plain = tls.decrypt(client_chunks, broker_chunks, keys)
+            streams = (_plaintext(client_plain), _plaintext(broker_plain))
+        else:
+            streams = (list(split_stream(client_chunks)), list(split_stream(broker_chunks)))
+        rows += pair_frames(conn.name, client or None, broker or None, *streams)
     return rows
+
+
+def _plaintext(decrypted: tls.Decrypted) -> list[StreamFrame]:
+    """The frames of a decrypted direction, and an error frame where decryption stopped."""
+    frames = list(split_stream(decrypted.chunks))
+    if decrypted.problem is not None:
+        ts = decrypted.chunks[-1].ts if decrypted.chunks else 0.0
+        frames.append(StreamFrame(ts, decrypted.rest, decrypted.problem))
+    return frames
+
+
+def _damaged(segment: Segment) -> Row:
+    """The error row of a part of a pcap file that could not be read."""
+    return Row(
+        f"{segment.file}#damage{segment.packet}",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        segment.payload,
+        segment.error,
+        PCAP,
+    )
 
 
 def _roles(conn: _Connection, ports: frozenset[int]) -> tuple[str, str]:
@@ -303,7 +335,10 @@ def _port(endpoint: str) -> int:
 
 
 def _looks_like_request(data: bytes) -> bool:
-    """Size, api key, api version, correlation id and client id length of a request header."""
+    """Size, api key, api version, correlation id and client id length of a request
+    header; or a TLS ClientHello."""
+    if looks_like_tls(data):
+        return True
     if len(data) < 14:
         return False
     size, api_key, api_version, _, client_len = struct.unpack_from(">ihhih", data)
@@ -315,22 +350,17 @@ def _looks_like_request(data: bytes) -> bool:
     )
 
 
-def pcap_rows(paths: str | Sequence[str], broker_ports: Iterable[int] = ()) -> list[Row]:
+def pcap_rows(
+    paths: str | Sequence[str], broker_ports: Iterable[int] = (), keys: Keys = None
+) -> list[Row]:
     """Every frame of pcap/pcapng files (one capture: a stream may span files) as rows."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     segments = [s for n, path in enumerate(paths) for s in read_segments(path, n)]
     segments.sort(key=capture_order)
-    return reassemble(segments, broker_ports)
+    return reassemble(segments, broker_ports, keys)
 
 
 def is_pcap(path: str) -> bool:
     """Whether a file is pcap or pcapng (by its magic number)."""
     with open(path, "rb") as f:
-        magic = f.read(4)
-    return magic in (
-        b"\xa1\xb2\xc3\xd4",
-        b"\xd4\xc3\xb2\xa1",
-        b"\xa1\xb2\x3c\x4d",
-        b"\x4d\x3c\xb2\xa1",
-        b"\x0a\x0d\x0d\x0a",
-    )
+        return is_pcap_magic(f.read(4))

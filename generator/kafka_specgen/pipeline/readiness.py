@@ -1,45 +1,47 @@
-"""Upgrade readiness: would the traffic in a capture still work against a target?
+"""Upgrade readiness: would the traffic in a capture still work against a target
+(``pipeline.target``)? Plain Python; the Spark job (``pipeline.tables.readiness``) feeds it
+the requests and batches it aggregated.
 
-The target is a spec set (``Target(specs)``, loaded as ``generate`` and ``diff`` load one)
-or a Kafka release (``Target.release("4.0")``: the API ranges its brokers accept, from the
-tool's release table). Each client and API gets one verdict (``judge_api``):
+**Clients.** A client is an app: its software's name and version (KIP-511, from an
+ApiVersionsRequest v3+ on its connections, or the broker's request log) and the host it
+connects from. Apps that report no software are told apart by client id as well: two apps
+on one host with different client ids are never one client. A client's versions are its
+own: nothing one app sends is taken as evidence about another.
 
-- **ok, will use vN**: the version the client will negotiate with the target;
-- **breaks**: the client's newest version is below the target's lowest (Kafka 4.0 removed
-  Produce v0-v2, Fetch v0-v3, ...), or the target has no such API;
-- **optional, not used after the upgrade**: the target lacks an API that clients use only
-  when a broker advertises it (``OPTIONAL_APIS``, e.g. KIP-714's telemetry);
-- **cannot tell**: the client's newest version is not known and the versions seen are
-  below the target's lowest.
+**Verdicts.** Every version a client sent gets a row (``judge_rows``):
 
-A client's newest version of an API is inferred with KIP-35's rule: a client uses the
-newest version it shares with the broker, so a version below the broker's newest (in the
-ApiVersions answer on the same connection, or failing that any the client got in the
-capture) is the client's own newest. A version equal to the broker's newest says only
-"this or newer". A client that got no ApiVersions answer sends fixed versions (a
-pre-KIP-35 client, or one pinned to a release): it will send what it sent.
+- **breaks**: the target does not accept that version (Kafka 4.0 removed Produce v0-v2,
+  Fetch v0-v3, ...), does not have the API, or removed it; or the client sends a version
+  above the target's highest without asking for ApiVersions. Whatever else is inferred,
+  such a version is a break: a client that sent it may send it again;
+- **optional, not used after the upgrade**: an API clients send only to a broker that
+  advertises it (``OPTIONAL_APIS``, KIP-714's telemetry), which the target lacks;
+- **ok, will use vN**: the version the client will use with the target, from its newest.
 
-Message formats (``judge_format``): magic 0 and 1 (message sets) travel only in Produce
-v0-v2 (v3 requires record batches, magic 2: KIP-98); Kafka 4.0 removed them (KIP-724).
-Versions the target's specs mark deprecated are flagged, for the upgrade after this one.
+**A client's newest version** of an API follows KIP-35: a client uses the newest version
+it shares with the broker, so a version below the broker's newest in the ApiVersions answer
+on the connection it was sent on (or, where that connection's exchange is not in the
+capture, on another connection of the same client) is the client's own newest; one equal
+to the broker's newest says only "this or later". A client that got no ApiVersions answer
+sends fixed versions (it predates KIP-35 or is pinned to a release).
 
-``judge_rows`` gives the ``readiness/`` rows and ``verdict`` the verdict: plain Python. The
-Spark job (``pipeline.tables.readiness``) feeds them the requests and batches it
-aggregated. Standard library only, plus kafka_specgen's own loader.
+**Message formats** (``judge_format``): magic 0 and 1 travel only in Produce v0-v2 (v3
+requires record batches, KIP-98); Kafka 4.0 removed them (KIP-724).
+
+What the capture does not show (``pipeline.verdict``) and what to do about a break
+(``pipeline.advice``) are added by the job.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 
-from .. import broker_releases
-from ..facts import split_raws, build_facts
 from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
-from ..library import SpecSource, bundled_specs, load_specs, spec_set
-from ..load import load_paths
+from .target import Target, TargetError
 from ..versions import Versions
+
+__all__ = ["Target", "TargetError"]
 
 #: Produce versions whose requests carry message sets (magic 0 and 1); from v3 on a
 #: Produce request holds record batches (magic 2) only.
@@ -51,38 +53,39 @@ PRODUCE, FETCH = 0, 1
 #: for telemetry subscriptions only then).
 OPTIONAL_APIS = {71: "GetTelemetrySubscriptions", 72: "PushTelemetry"}
 
+#: Verdicts of a row (``ReadinessRow.verdict``): a client's API version or message format
+#: (OK, BREAKS, OPTIONAL), something the capture did not show (INCOMPLETE, kind ``gap``),
+#: a known client bug that bites on the target (KNOWN_BUG, kind ``bug``).
+OK, BREAKS, OPTIONAL = "ok", "breaks", "optional"
+INCOMPLETE, KNOWN_BUG = "incomplete", "known bug"
 
-class TargetError(ValueError):
-    """A target release the table does not have (one line for the command line)."""
-
-
-#: Verdicts of a client and API (``Judgment.verdict``).
-OK, BREAKS, OPTIONAL, UNKNOWN = "ok", "breaks", "optional", "cannot tell"
+#: ``ReadinessRow.source``: what the row rests on.
+BYTES, REQUEST_LOG = "bytes", "request log"
 
 
 @dataclass(frozen=True)
 class Judgment:
-    verdict: str  # OK, BREAKS, OPTIONAL or UNKNOWN
+    verdict: str  # OK, BREAKS or OPTIONAL
     will_use: int | None  # OK: the version the client will use with the target
     target_versions: str  # the target's range of the API's request ("none": no such API)
     reason: str
     api_name: str | None
 
     @property
-    def supported(self) -> bool | None:
-        """True (ok, optional), False (breaks), None (cannot tell)."""
-        return None if self.verdict == UNKNOWN else self.verdict != BREAKS
+    def supported(self) -> bool:
+        return self.verdict != BREAKS
 
 
 class ReadinessRow(NamedTuple):
-    """A row of ``readiness/``: a version (or message format) a client was seen using,
-    with the verdict on that client and API."""
+    """A row of ``readiness/``: a version (or message format) a client was seen using and
+    its verdict; or (kind ``gap``) something the capture did not show; or (kind ``bug``)
+    a known bug of a client's software that bites on the target."""
 
     software_name: OptStr
     software_version: OptStr
     address: OptStr
     client_ids: OptStrs
-    kind: Str  # "api" or "message_format"
+    kind: Str  # "api", "message_format", "gap" or "bug"
     api_key: OptInt
     api_name: OptStr
     api_version: OptInt
@@ -92,171 +95,137 @@ class ReadinessRow(NamedTuple):
     client_newest: OptStr  # what the capture says of the client's newest version
     verdict: Str
     will_use: OptInt
-    supported_by_target: OptBool
+    supported_by_target: OptBool  # null on gap and bug rows
     target_versions: Str
     reason: Str
     first_ts: OptDouble
     last_ts: OptDouble
     target: Str  # the target (its label)
+    source: OptStr = None  # BYTES or REQUEST_LOG: what the row rests on
+    fix: OptStr = None  # breaks and bug rows: what to do (``pipeline.advice``)
+    gap: OptStr = None  # gap rows: which (``pipeline.verdict.GAPS``)
 
 
 #: The columns of ``readiness/`` in Spark's DDL.
 READINESS_DDL = ddl(ReadinessRow)
 
 
-class Target:
-    """A target's request versions per api key: from a spec set, or (``release``) the
-    ranges a broker of a Kafka release accepts."""
-
-    def __init__(self, specs: SpecSource, label: str | None = None) -> None:
-        chosen = spec_set(specs)
-        messages, _ = load_specs(chosen, warn=False)
-        self.label = label or chosen.label
-        self.requests: dict[int, tuple[str, Versions]] = {
-            m.api_key: (m.api_name, Versions(1, 0) if m.removed else m.valid_versions)
-            for m in messages
-            if m.type == "request" and m.api_key is not None
-        }
-        self.deprecated: dict[int, Versions] = {
-            m.api_key: m.deprecated_versions
-            for m in messages
-            if m.type == "request" and m.api_key is not None and m.deprecated_versions
-        }
-
-    @classmethod
-    def release(cls, name: str) -> Target:
-        """Kafka release ``name`` (``4.0`` is 4.0.0; ``4.0.2`` the table's newest 4.0 row at
-        or below it): what its brokers accept (ZooKeeper brokers before 4.0)."""
-        try:
-            chosen = broker_releases.release(name)
-        except broker_releases.ReleaseTableError as exc:
-            raise TargetError(f"--target-release: {exc}") from None
-        facts = build_facts(split_raws(load_paths([bundled_specs() / "facts"]))[1])
-        names = {fact.key: fact.name for fact in facts.api_keys}
-        target = cls.__new__(cls)
-        target.label = f"Kafka {chosen.label}"
-        target.requests = {
-            key: (names.get(key, f"api key {key}"), Versions(lo, hi))
-            for key, (lo, hi) in chosen.accepted.items()
-        }
-        target.deprecated = {}
-        return target
-
-    def judge_api(
-        self,
-        api_key: int,
-        api_version: int,
-        seen_name: str | None = None,
-        broker_newest: int | None = None,
-    ) -> Judgment:
-        """The verdict on a client whose newest version seen of ``api_key`` is
-        ``api_version``. ``broker_newest``: the broker's newest version of it in the
-        ApiVersions answer on the connection that version was sent on (None: the client
-        got none, so its versions are fixed).
-        ``seen_name``: the API's name from the decoding package (for an API the target
-        lacks)."""
-        known = self.requests.get(api_key)
-        if (known is None or not known[1]) and api_key in OPTIONAL_APIS:
-            name = seen_name or OPTIONAL_APIS[api_key]
-            return Judgment(
-                OPTIONAL,
-                None,
-                "none",
-                f"optional, not used after the upgrade: clients send {name} only to a broker "
-                "that advertises it, and the target does not",
-                name,
-            )
-        if known is not None and not known[1]:
-            return Judgment(
-                BREAKS,
-                None,
-                "none",
-                f"{known[0]} (api key {api_key}) was removed from Kafka in the target: no "
-                "version of it is served",
-                known[0],
-            )
-        if known is None:
-            name = seen_name or f"api key {api_key}"
-            return Judgment(
-                BREAKS,
-                None,
-                "none",
-                f"{name} (api key {api_key}) is not in the target spec set: the target "
-                "does not serve this API at all",
-                seen_name,
-            )
-        name, valid = known
-        at_least = broker_newest is not None and api_version >= broker_newest
-        if api_version < valid.lo:
-            if at_least:
-                return Judgment(
-                    UNKNOWN,
-                    None,
-                    str(valid),
-                    f"cannot tell: the client sent {name} v{api_version}, the broker's newest, "
-                    f"so its own newest is v{api_version} or later; the target needs "
-                    f"v{valid.lo} or later",
-                    name,
-                )
-            why = (
-                f"v{api_version} is the client's newest: the broker offered v{broker_newest}"
-                if broker_newest is not None
-                else "the client asked for no ApiVersions, so its versions are fixed"
-            )
-            return Judgment(
-                BREAKS,
-                None,
-                str(valid),
-                f"{name} v{api_version} was removed: the target accepts v{valid} only ({why})",
-                name,
-            )
-        will_use = min(api_version, valid.hi)
-        newer = " or later" if at_least and will_use < valid.hi else ""
-        deprecated = self.deprecated.get(api_key)
-        note = (
-            f"; deprecated there (v{deprecated}): expect its removal in a later release"
-            if deprecated and will_use in deprecated and not newer
-            else ""
-        )
-        how = (
-            f"in the target's v{valid}"
-            if api_version <= valid.hi
-            else f"v{api_version} is newer than the target's highest, and clients negotiate "
-            "down through ApiVersions"
-        )
+def judge_version(
+    target: Target,
+    api_key: int,
+    version: int,
+    newest: int,
+    broker_newest: int | None,
+    seen_name: str | None = None,
+) -> Judgment:
+    """The verdict on a version a client sent. ``newest``: the newest version of the API
+    the client was seen sending; ``broker_newest``: the broker's newest version of it in
+    the ApiVersions answer on the connection that newest was sent on (None: the client got
+    none, so its versions are fixed); ``seen_name``: the API's name from the decoding
+    package (for an API the target lacks)."""
+    known = target.accepted.get(api_key)
+    if (known is None or not known[1]) and api_key in OPTIONAL_APIS:
+        name = seen_name or OPTIONAL_APIS[api_key]
         return Judgment(
-            OK, will_use, str(valid), f"ok, will use v{will_use}{newer}: {how}{note}", name
+            OPTIONAL,
+            None,
+            "none",
+            f"optional, not used after the upgrade: clients send {name} only to a broker "
+            "that advertises it, and the target does not",
+            name,
         )
-
-    def judge_format(self, magic: int) -> Judgment:
-        """Does the target take record data of message format ``magic``?"""
-        produce = self.requests.get(PRODUCE)
-        valid = produce[1] if produce is not None else Versions(1, 0)
-        legacy = valid.intersect(LEGACY_FORMAT_PRODUCE)
-        label = f"message format v{magic} (magic {magic})"
-        if magic >= 2:
-            if valid and valid.subtract(LEGACY_FORMAT_PRODUCE):
-                why = f"{label}, record batches: the target's Produce v{valid} carries them"
-                return Judgment(OK, magic, str(valid), why, "Produce")
-            why = f"{label}: the target has no Produce version that carries record batches"
-            return Judgment(BREAKS, None, str(valid), why, "Produce")
-        if legacy:
-            return Judgment(
-                OK,
-                magic,
-                str(valid),
-                f"{label} is deprecated but still accepted: the target has Produce v{legacy}, "
-                "which carries message sets",
-                "Produce",
+    if known is not None and not known[1]:
+        why = f"{known[0]} (api key {api_key}) was removed from Kafka in the target"
+        return Judgment(BREAKS, None, "none", f"{why}: no version of it is served", known[0])
+    if known is None:
+        name = seen_name or f"api key {api_key}"
+        return Judgment(
+            BREAKS,
+            None,
+            "none",
+            f"{name} (api key {api_key}) is not in the target: it does not serve this API",
+            seen_name,
+        )
+    name, valid = known
+    fixed = broker_newest is None
+    if version < valid.lo:
+        if broker_newest is None:
+            why = "the client asked for no ApiVersions: it sends fixed versions"
+        elif newest >= valid.lo:
+            why = f"the client also sent v{newest}, but sent v{version} on this connection"
+        elif newest < broker_newest:
+            why = f"v{newest} is the client's newest: the broker offered v{broker_newest}"
+        else:
+            why = (
+                f"v{newest} was the broker's newest, so the capture cannot show whether the "
+                "client has a newer one"
             )
         return Judgment(
             BREAKS,
             None,
             str(valid),
-            f"{label} is not supported: Kafka 4.0 removed message formats v0 and v1 (KIP-724); "
-            f"the target's Produce v{valid} carries record batches (magic 2) only",
+            f"{name} v{version} is not accepted: the target accepts v{valid} only ({why})",
+            name,
+        )
+    if fixed and version > valid.hi:
+        return Judgment(
+            BREAKS,
+            None,
+            str(valid),
+            f"{name} v{version} is above the target's highest (v{valid.hi}) and the client "
+            "asked for no ApiVersions: it will not negotiate down",
+            name,
+        )
+    at_least = not fixed and newest >= (broker_newest or 0)
+    will_use = version if fixed else min(newest, valid.hi)
+    newer = " or later" if at_least and will_use < valid.hi else ""
+    deprecated = target.deprecated.get(api_key)
+    note = (
+        f"; deprecated there (v{deprecated}): expect its removal in a later release"
+        if deprecated and will_use in deprecated and not newer
+        else ""
+    )
+    if fixed:
+        how = "the client sends fixed versions, and the target accepts this one"
+    elif newest <= valid.hi:
+        how = f"in the target's v{valid}"
+    else:
+        how = (
+            f"v{newest} is newer than the target's highest, and clients negotiate down "
+            "through ApiVersions"
+        )
+    return Judgment(OK, will_use, str(valid), f"ok, will use v{will_use}{newer}: {how}{note}", name)
+
+
+def judge_format(target: Target, magic: int) -> Judgment:
+    """Does the target take record data of message format ``magic``?"""
+    produce = target.accepted.get(PRODUCE)
+    valid = produce[1] if produce is not None else Versions(1, 0)
+    legacy = valid.intersect(LEGACY_FORMAT_PRODUCE)
+    label = f"message format v{magic} (magic {magic})"
+    if magic >= 2:
+        if valid and valid.subtract(LEGACY_FORMAT_PRODUCE):
+            why = f"{label}, record batches: the target's Produce v{valid} carries them"
+            return Judgment(OK, magic, str(valid), why, "Produce")
+        why = f"{label}: the target has no Produce version that carries record batches"
+        return Judgment(BREAKS, None, str(valid), why, "Produce")
+    if legacy:
+        return Judgment(
+            OK,
+            magic,
+            str(valid),
+            f"{label} is deprecated but still accepted: the target has Produce v{legacy}, "
+            "which carries message sets",
             "Produce",
         )
+    return Judgment(
+        BREAKS,
+        None,
+        str(valid),
+        f"{label} is not supported: Kafka 4.0 removed message formats v0 and v1 (KIP-724); "
+        f"the target's Produce v{valid} carries record batches (magic 2) only",
+        "Produce",
+    )
 
 
 Client = tuple[Optional[str], Optional[str], Optional[str], tuple[str, ...]]
@@ -275,44 +244,45 @@ def client_of(row: Mapping[str, Any]) -> Client:
     )
 
 
+def _known(seen: int, broker: int | None) -> str:
+    if broker is None:
+        return f"v{seen} (no ApiVersions asked: fixed)"
+    if seen < broker:
+        return f"v{seen} (below the broker's v{broker})"
+    return f"v{seen} or later (the broker's newest)"
+
+
 def judge_rows(
     target: Target,
     requests: Iterable[Mapping[str, Any]],
     formats: Iterable[Mapping[str, Any]] = (),
 ) -> list[ReadinessRow]:
-    """``readiness/`` rows.
+    """``readiness/`` rows of kind ``api`` and ``message_format``.
 
     ``requests``: per client (``software_name``, ``software_version``, ``address``,
     ``client_ids``), api key (``api_name`` as decoded) and ``api_version``: ``requests``,
-    ``first_ts``, ``last_ts`` and ``broker_newest`` (the broker's newest version of the
-    API in the ApiVersions answers on the connections that version was sent on; None if
-    the client got none). ``formats``: per client and ``magic``: ``batches``,
-    ``first_ts``, ``last_ts``. One row each; every row of a client and API gets the
-    verdict on the newest version the client was seen using.
+    ``first_ts``, ``last_ts``, ``source`` and ``broker_newest`` (the broker's newest
+    version of the API in the ApiVersions answers on the connections that version was
+    sent on; None if the client got none). ``formats``: per client and ``magic``:
+    ``batches``, ``first_ts``, ``last_ts``. One row each.
     """
     requests = list(requests)
-    # per client and API: the newest version seen, and the broker's newest where it was
-    # sent (KIP-35 compares the two on one connection)
     newest: dict[tuple[Client, int], Mapping[str, Any]] = {}
     for r in requests:
         key = (client_of(r), r["api_key"])
         before = newest.get(key)
         if before is None or r["api_version"] > before["api_version"]:
             newest[key] = r
-    judged: dict[tuple[Client, int], tuple[Judgment, str]] = {}
-    for key, r in newest.items():
-        seen, broker = r["api_version"], r.get("broker_newest")
-        if broker is None:
-            known = f"v{seen} (no ApiVersions asked: fixed)"
-        elif seen < broker:
-            known = f"v{seen} (below the broker's v{broker})"
-        else:
-            known = f"v{seen} or later (the broker's newest)"
-        judged[key] = (target.judge_api(r["api_key"], seen, r.get("api_name"), broker), known)
     rows: list[ReadinessRow] = []
     for r in requests:
         client = client_of(r)
-        j, known = judged[(client, r["api_key"])]
+        top = newest[(client, r["api_key"])]
+        broker = top.get("broker_newest")
+        if r.get("broker_newest") is None:
+            broker = None  # this version went out on connections without ApiVersions
+        j = judge_version(
+            target, r["api_key"], r["api_version"], top["api_version"], broker, r.get("api_name")
+        )
         rows.append(
             ReadinessRow(
                 *client[:3],
@@ -324,7 +294,7 @@ def judge_rows(
                 None,
                 r.get("requests"),
                 None,
-                known,
+                _known(top["api_version"], top.get("broker_newest")),
                 j.verdict,
                 j.will_use,
                 j.supported,
@@ -333,11 +303,12 @@ def judge_rows(
                 r.get("first_ts"),
                 r.get("last_ts"),
                 target.label,
+                r.get("source") or BYTES,
             )
         )
     for r in formats:
         client = client_of(r)
-        j = target.judge_format(r["magic"])
+        j = judge_format(target, r["magic"])
         rows.append(
             ReadinessRow(
                 *client[:3],
@@ -358,13 +329,14 @@ def judge_rows(
                 r.get("first_ts"),
                 r.get("last_ts"),
                 target.label,
+                BYTES,
             )
         )
-    rows.sort(key=_row_order)
+    rows.sort(key=row_order)
     return rows
 
 
-def _row_order(r: ReadinessRow) -> tuple[Any, ...]:
+def row_order(r: ReadinessRow) -> tuple[Any, ...]:
     return (
         r.software_name or "",
         r.software_version or "",
@@ -374,6 +346,8 @@ def _row_order(r: ReadinessRow) -> tuple[Any, ...]:
         r.api_key if r.api_key is not None else -1,
         r.api_version if r.api_version is not None else -1,
         r.magic if r.magic is not None else -1,
+        r.gap or "",
+        r.reason,
     )
 
 
@@ -393,94 +367,12 @@ def client_label(
     return f"{ids or '(no client id)'} ({software})"
 
 
+def label_of(row: ReadinessRow) -> str:
+    return client_label(row.software_name, row.software_version, row.address, row.client_ids)
+
+
 def what(row: ReadinessRow) -> str:
     """``Produce v1``, or ``message format v0``."""
     if row.kind == "message_format":
         return f"message format v{row.magic}"
     return f"{row.api_name or f'api key {row.api_key}'} v{row.api_version}"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    target: str
-    clients: int  # clients seen
-    breaking: dict[str, list[str]]  # client label -> what it sends that the target lacks
-    undecided: dict[str, list[str]]  # client label -> what cannot be told from the capture
-
-    @property
-    def ready(self) -> bool:
-        return not self.breaking
-
-    def by_item(self) -> dict[str, list[str]]:
-        """What the target lacks -> the clients that send it."""
-        return _by_item(self.breaking)
-
-    def text(self, width: int = 3) -> str:
-        """A short verdict: one line, then one line per thing the target lacks (at most
-        ``width`` clients named on it), then what the capture cannot tell."""
-        if self.ready:
-            lines = [
-                f"all {self.clients} clients seen are ready for the target ({self.target}): "
-                "every API version and message format they use is supported"
-            ]
-        else:
-            n = len(self.breaking)
-            lines = [
-                f"{n} of {self.clients} client{'s' if self.clients != 1 else ''} would break "
-                f"on the target ({self.target}):"
-            ]
-            lines += _item_lines(self.by_item(), width)
-        if self.undecided:
-            lines.append(
-                f"cannot tell for {len(self.undecided)} client"
-                f"{'s' if len(self.undecided) != 1 else ''} (they used the broker's newest "
-                "version, which the target no longer has):"
-            )
-            lines += _item_lines(_by_item(self.undecided), width)
-        return "\n".join(lines)
-
-
-def _by_item(per_client: dict[str, list[str]]) -> dict[str, list[str]]:
-    items: dict[str, list[str]] = {}
-    for client, missing in per_client.items():
-        for item in missing:
-            items.setdefault(item, []).append(client)
-    return dict(sorted(items.items(), key=lambda kv: (-len(kv[1]), kv[0])))
-
-
-def _item_lines(items: dict[str, list[str]], width: int) -> list[str]:
-    lines = []
-    for item, clients in items.items():
-        named = ", ".join(clients[:width])
-        more = f" and {len(clients) - width} more" if len(clients) > width else ""
-        lines.append(
-            f"  {item}: {len(clients)} client{'s' if len(clients) != 1 else ''} " f"({named}{more})"
-        )
-    return lines
-
-
-def label_of(row: ReadinessRow) -> str:
-    return client_label(row.software_name, row.software_version, row.address, row.client_ids)
-
-
-def newest_rows(rows: Iterable[ReadinessRow]) -> list[ReadinessRow]:
-    """One row per client and API (its newest version seen: the row the verdict is on)
-    and per client and message format."""
-    newest: dict[tuple[str, str, int | None], ReadinessRow] = {}
-    for row in sorted(rows, key=_row_order):
-        newest[(label_of(row), row.kind, row.api_key if row.kind == "api" else row.magic)] = row
-    return list(newest.values())
-
-
-def verdict(rows: Iterable[ReadinessRow], target: str) -> Verdict:
-    """Which clients send something the target does not support (from ``readiness/``),
-    and where the capture cannot tell."""
-    breaking: dict[str, list[str]] = {}
-    undecided: dict[str, list[str]] = {}
-    judged = newest_rows(rows)
-    for row in judged:
-        if row.verdict == BREAKS:
-            breaking.setdefault(label_of(row), []).append(what(row))
-        elif row.verdict == UNKNOWN:
-            undecided.setdefault(label_of(row), []).append(what(row))
-    return Verdict(target, len({label_of(r) for r in judged}), breaking, undecided)

@@ -40,15 +40,8 @@ from .figures import (
     records_chart,
     usage_heatmap,
 )
-from .readiness import (
-    BREAKS,
-    UNKNOWN,
-    ReadinessRow,
-    label_of,
-    newest_rows,
-    verdict,
-    what,
-)
+from .readiness import BREAKS, ReadinessRow, label_of, what
+from .verdict import BROKEN, READY, verdict
 
 #: The file name ``pipeline --report`` writes into DIR.
 REPORT = "report.html"
@@ -65,6 +58,8 @@ h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #d0d7de; paddin
 .verdict { border-radius: 6px; padding: 12px 16px; font-size: 16px; margin: 12px 0; }
 .verdict.bad { background: #ffebe9; border: 1px solid #ff8182; }
 .verdict.good { background: #dafbe1; border: 1px solid #4ac26b; }
+.verdict.unsure { background: #fff8c5; border: 1px solid #d4a72c; }
+h3 { font-size: 16px; margin-top: 20px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
@@ -209,39 +204,69 @@ def _figure(fig: Any, div_id: str) -> str:
 def _readiness_section(readiness: list[dict[str, Any]]) -> str:
     rows = [ReadinessRow._make(r.get(f) for f in ReadinessRow._fields) for r in readiness]
     result = verdict(rows, (rows[0].target if rows else None) or "the target spec set")
-    headline = result.text().split("\n")[0].rstrip(":")
-    css = "good" if result.ready else "bad"
+    css = {READY: "good", BROKEN: "bad"}.get(result.state, "unsure")
     # The box says the verdict; what breaks, and for whom, is the table under it.
-    parts = [f'<div class="verdict {css}" id="verdict"><b>{html.escape(headline)}</b></div>']
-    bad = [r for r in newest_rows(rows) if r.verdict in (BREAKS, UNKNOWN)]
+    parts = [
+        f'<div class="verdict {css}" id="verdict"><b>{html.escape(result.headline())}</b></div>'
+    ]
+    bad = [r for r in rows if r.verdict == BREAKS]
     if bad:
-        grouped: dict[tuple[str, str], list[ReadinessRow]] = defaultdict(list)
+        grouped: dict[str, list[ReadinessRow]] = defaultdict(list)
         for r in bad:
-            grouped[(r.verdict, what(r))].append(r)
+            grouped[what(r)].append(r)
         parts.append(
             _table(
-                ("verdict", "what", "clients", "requests / batches", "target's versions", "reason"),
+                ("what", "clients", "requests / batches", "target's versions", "reason"),
                 (
                     (
-                        verdict_of,
                         item,
-                        Html(folded([label_of(r) for r in group])),
+                        Html(folded(sorted({label_of(r) for r in group}))),
                         sum((r.requests if r.kind == "api" else r.batches) or 0 for r in group),
                         group[0].target_versions,
                         group[0].reason,
                     )
-                    for (verdict_of, item), group in sorted(
-                        grouped.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1])
-                    )
+                    for item, group in sorted(grouped.items(), key=lambda kv: (-len(kv[1]), kv[0]))
                 ),
             )
         )
+    if result.fixes:
+        parts.append('<h3 id="fixes-title">What to do</h3>')
+        parts.append(
+            _table(
+                ("client", "fix"),
+                ((client, fix) for client, fixes in result.fixes.items() for fix in fixes),
+            )
+        )
+    if result.bugs:
+        parts.append('<h3 id="bugs-title">Known client bugs that bite on the target</h3>')
+        parts.append(
+            _table(
+                ("client", "bug"),
+                ((client, bug) for client, bugs in result.bugs.items() for bug in bugs),
+            )
+        )
+    if result.gaps:
+        parts.append('<h3 id="gaps-title">Not observed</h3>')
+        parts.append(
+            _table(
+                ("what the capture does not show", "clients"),
+                ((gap.text, Html(folded(gap.clients))) for gap in result.gaps),
+            )
+        )
     counts = Counter(r.verdict for r in rows)
+    logged = sum(1 for r in rows if r.source == "request log")
     parts.append(
         f'<p class="note">{len(rows)} readiness rows ('
         + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-        + "): client x API version and client x message format (readiness/); every row says "
-        "the version the client will use after the upgrade.</p>"
+        + "): client x API version and client x message format, the gaps and the known bugs "
+        "(readiness/)"
+        + (
+            f"; {logged} rest on the broker's request log (no bytes: versions and client "
+            "software only)"
+            if logged
+            else ""
+        )
+        + ".</p>"
     )
     return "".join(parts)
 

@@ -15,9 +15,10 @@ in order; ``all_tables()`` lists them all.
 ``messages/<Name>/``   ``messages``: the decoded bodies, one table per message
 =====================  =============================================================
 
-A client is its software's name and version and its address (the host it connects
-from). Where a capture gives no address (capture files from before 0.2.0), the client id
-stands in for it.
+A client is an app: its software's name and version (KIP-511) and its address (the host
+it connects from); an app that reports no software is told apart by its client id as well,
+so two such apps on one host are never one client. Where a capture gives no address
+(capture files from before 0.2.0), the client id stands in for it.
 """
 
 from __future__ import annotations
@@ -65,45 +66,106 @@ class Staged:
 CLIENT = ("software_name", "software_version", "address", "client_ids")
 
 
-def save(staged: Staged, table: Table, frame: Any, files: int | None = 1) -> Any:
+def save(staged: Staged, table: Table, frame: Any, files: int | None = 1) -> int:
     """Write ``frame``'s columns of ``table`` (in its order; ``files``: at most that many
-    files, or as Spark partitioned it) and read them back."""
-    path = str(staged.path(table))
+    files, or as Spark partitioned it); returns the rows written (from the files' footers:
+    no Spark job)."""
+    path = staged.path(table)
     selected = frame.select(*table.columns)
     if files is not None:
         selected = selected.coalesce(files)
-    selected.write.mode("overwrite").parquet(path)
-    return staged.spark.read.parquet(path)
+    selected.write.mode("overwrite").parquet(str(path))
+    return rows_in(path)
+
+
+def rows_in(folder: Path) -> int:
+    """The rows of the Parquet files of a table folder, from their footers."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # no stubs or py.typed
+
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
+
+
+def collect_together(queries: dict[str, Any]) -> dict[str, list[Any]]:
+    """``collect()`` of several small queries, submitted together: Spark overlaps their
+    scheduling."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, len(queries))) as pool:
+        futures = {name: pool.submit(query.collect) for name, query in queries.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def read_small(folder: Path) -> list[dict[str, Any]]:
+    """The rows of a small table folder, read on the driver (pyarrow, no Spark job)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = pq.read_table(folder).to_pylist() if folder.is_dir() else []
+    return rows
 
 
 def with_clients(frames: Any) -> Any:
-    """Decoded frames with their connection's client (``CLIENT``): the software of its
-    first ApiVersionsRequest v3+, its address (the client's host), and every client id
-    that client used (sorted)."""
+    """Decoded frames with their connection's client (``CLIENT``): the software its
+    connection reported first (an ApiVersionsRequest v3+, or the request log's client
+    information), its address (the client's host), and the client ids of that client
+    (sorted). Apps that report their software are one client per software, version and
+    host (a process with five producers is one client); the others are one client per
+    host and client id: two apps without a software name are never merged.
+
+    The clients are worked out on a small table (one row per connection and client id)
+    and joined back by broadcast: the frames themselves are not shuffled."""
     from pyspark.sql import functions as F
-    from pyspark.sql.window import Window
 
     client_end = F.when(F.col("direction") == "request", F.col("src")).otherwise(F.col("dst"))
-    per_conn = frames.groupBy("conn").agg(
-        F.min_by(
-            F.struct("software_name", "software_version"),
-            F.when(F.col("software_name").isNotNull(), F.col("ts")),
-        ).alias("sw"),
-        F.first(F.regexp_replace(client_end, r":\d+$", ""), ignorenulls=True).alias("address"),
+    id_of = F.coalesce(F.col("client_id"), F.lit(""))
+    reported = F.when(F.col("software_name").isNotNull(), F.col("ts"))
+    per_id = frames.groupBy("conn", id_of.alias("id")).agg(
+        F.min_by(F.struct("software_name", "software_version"), reported).alias("sw"),
+        F.min(reported).alias("sw_ts"),
+        F.first(F.regexp_replace(client_end, r":\d+$", ""), ignorenulls=True).alias("host"),
+        F.first("client_id", ignorenulls=True).alias("client_id"),
     )
-    clients = per_conn.select(
+    # the software a connection reported first (its ApiVersionsRequest v3+)
+    per_conn = per_id.groupBy("conn").agg(
+        F.min_by("sw", "sw_ts").alias("sw"),
+        F.first("host", ignorenulls=True).alias("address"),
+    )
+    ids = per_id.select("conn", "id", "client_id").join(per_conn, "conn")
+    ids = ids.select(
         "conn",
+        "id",
+        "client_id",
+        "address",
         F.col("sw.software_name").alias("software_name"),
         F.col("sw.software_version").alias("software_version"),
-        "address",
     )
-    key = F.coalesce(F.col("address"), F.col("client_id"), F.lit(""))
-    same_client = Window.partitionBy("software_name", "software_version", key)
+    by_id = F.col("software_name").isNull() | F.col("address").isNull()
+    ids = ids.withColumn("key", F.when(by_id, F.col("id")).otherwise(F.lit("*")))
+    key = ["software_name", "software_version", "address", "key"]
+    client_ids = ids.groupBy(*key).agg(F.array_sort(F.collect_set("client_id")).alias("client_ids"))
+    # aliases of their own: later selects of "x.*" must not find them
+    a, b = ids.alias("_client_of_id"), client_ids.alias("_ids_of_client")
+    same = [F.col(f"_client_of_id.{k}").eqNullSafe(F.col(f"_ids_of_client.{k}")) for k in key]
+    clients = a.join(b, same).select(
+        *(f"_client_of_id.{c}" for c in ("conn", "id", "software_name", "software_version")),
+        "_client_of_id.address",
+        "_ids_of_client.client_ids",
+    )
     return (
         frames.drop("software_name", "software_version")
-        .join(clients, "conn", "left")
-        .withColumn("client_ids", F.array_sort(F.collect_set("client_id").over(same_client)))
+        .withColumn("id", id_of)
+        .join(F.broadcast(clients.cache()), ["conn", "id"], "left")
+        .drop("id")
     )
+
+
+def evidence_of(source: Any) -> Any:
+    """``source`` of a frame -> what a table row rests on: ``bytes`` (capture files, pcap)
+    or ``request log`` (no bytes: usage and readiness only)."""
+    from pyspark.sql import functions as F
+
+    from ..frames import REQUEST_LOG
+
+    return F.when(source == REQUEST_LOG, F.lit(REQUEST_LOG)).otherwise(F.lit("bytes"))
 
 
 def all_tables() -> tuple[Table, ...]:

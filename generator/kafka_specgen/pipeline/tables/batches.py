@@ -90,8 +90,7 @@ def write(staged: Staged, batch_entries: Any) -> int:
     """Write ``batches/`` from the entries that were read; returns its row count."""
     from pyspark.sql import functions as F
 
-    count: int = save(staged, TABLE, batch_entries.filter(F.col("error").isNull()), None).count()
-    return count
+    return save(staged, TABLE, batch_entries.filter(F.col("error").isNull()), None)
 
 
 def write_record_usage(staged: Staged) -> int:
@@ -115,5 +114,4 @@ def write_record_usage(staged: Staged) -> int:
         )
         .orderBy(*CLIENT, "direction", "magic", "compression")
     )
-    count: int = save(staged, RECORD_USAGE, table).count()
-    return count
+    return save(staged, RECORD_USAGE, table)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ..columns import Bytes, OptDouble, OptInt, OptStr, Str
+from ..tls import NEEDS_KEYS
 from . import Staged, Table, save
 
 
@@ -51,9 +52,17 @@ def write(staged: Staged, entries: Any) -> dict[str, int]:
         .withColumn("frame", F.col("data"))
         .select(*TABLE.columns)
     )
-    written = save(staged, TABLE, frame_errors.unionByName(batch_errors))
-    counts = {r["kind"]: r["count"] for r in written.groupBy("kind").count().collect()}
-    counts["unknown_api"] = written.filter(
-        (F.col("kind") == "frame") & F.col("reason").contains("unknown api key")
-    ).count()
-    return counts
+    save(staged, TABLE, frame_errors.unionByName(batch_errors))
+    written = staged.spark.read.parquet(str(staged.path(TABLE)))
+    frame = F.col("kind") == "frame"
+
+    def count(condition: Any) -> Any:
+        return F.sum(condition.cast("long"))
+
+    [row] = written.agg(
+        count(frame).alias("frame"),
+        count(F.col("kind") == "batch").alias("batch"),
+        count(frame & F.col("reason").contains("unknown api key")).alias("unknown_api"),
+        count(frame & F.col("reason").contains(NEEDS_KEYS)).alias("tls_without_keys"),
+    ).collect()
+    return {key: int(value or 0) for key, value in row.asDict().items()}

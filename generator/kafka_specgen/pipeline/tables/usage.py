@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs
-from . import CLIENT, Staged, Table, save
+from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
+from . import CLIENT, Staged, Table, evidence_of, save
 
 
 class UsageRow(NamedTuple):
@@ -20,6 +20,7 @@ class UsageRow(NamedTuple):
     requests: Long
     first_ts: OptDouble
     last_ts: OptDouble
+    source: Str  # "bytes" (capture files, pcap) or "request log" (no bytes were captured)
 
 
 TABLE = Table("usage", UsageRow, "per client, api key and version: frames, requests, when")
@@ -31,7 +32,8 @@ def write(staged: Staged) -> int:
 
     table = (
         staged.frames.filter(F.col("api_key").isNotNull())
-        .groupBy(*CLIENT, "api_key", "api_name", "api_version")
+        .withColumn("source", evidence_of(F.col("source")))
+        .groupBy(*CLIENT, "api_key", "api_name", "api_version", "source")
         .agg(
             F.count(F.lit(1)).alias("frames"),
             F.sum((F.col("direction") == "request").cast("long")).alias("requests"),
@@ -40,5 +42,4 @@ def write(staged: Staged) -> int:
         )
         .orderBy(*CLIENT, "api_key", "api_version")
     )
-    count: int = save(staged, TABLE, table).count()
-    return count
+    return save(staged, TABLE, table)
