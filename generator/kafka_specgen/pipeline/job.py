@@ -239,6 +239,8 @@ def run_pipeline(
         if starting is not None:
             try:
                 spark = starting.result()
+            except ModuleNotFoundError:
+                raise  # a missing extra (pyspark): the command line names it
             except Exception as exc:
                 raise _failed(exc) from exc
         startup = time.monotonic() - t0
