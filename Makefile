@@ -83,11 +83,8 @@ clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis build
 
 .PHONY: pipeline bench-pipeline
-# Readiness is judged against the Kafka 4.x-era specs shipped inside kafka-python (installed by
-# the dev extra).
-KAFKA_PYTHON_SPECS = $(shell $(PY) -c "import kafka, pathlib; print(pathlib.Path(kafka.__file__).parent / 'protocol/schemas/resources')" 2>/dev/null)
-pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT, with readiness for the Kafka 4.x-era specs and report.html (PIPELINE_RELEASE=X.Y or PIPELINE_SPECS=..., PIPELINE_TARGET_SPECS=...)
-	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) $(PIPELINE_DECODE) --target-specs $(or $(PIPELINE_TARGET_SPECS),$(KAFKA_PYTHON_SPECS)) --report
+pipeline: $(VENV)/.installed ## PySpark pipeline (local mode) on tests/golden/ -> PIPELINE_OUT, with readiness for Kafka 4.0 and report.html (PIPELINE_RELEASE=X.Y or PIPELINE_SPECS=... to decode with; PIPELINE_TARGET=X.Y)
+	$(SPECGEN) pipeline --input tests/golden --out $(or $(PIPELINE_OUT),build/pipeline) $(PIPELINE_DECODE) --target-release $(or $(PIPELINE_TARGET),4.0) --report
 
 bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (BENCH_FRAMES, default 1,000,000) beside a plain Python loop
 	$(PY) bench/pipeline_bench.py --frames $(or $(BENCH_FRAMES),1000000)
@@ -112,10 +109,10 @@ test-compiled: compiled ## every test against the mypyc build (golden and differ
 
 # --- the pipeline's report and cluster test ----------------------------------------------------
 .PHONY: report test-cluster
-# make pipeline decodes the golden captures with Kafka 3.9's bundled specs (PIPELINE_RELEASE):
-# the last release with Produce v0-v2 and Fetch v0-v3 (the legacy record batches) and
-# ApiVersions v4. PIPELINE_SPECS=PATH decodes with a spec folder instead.
-PIPELINE_DECODE = $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS),--release $(or $(PIPELINE_RELEASE),3.9))
+# make pipeline decodes the golden captures with every Kafka release's versions (the
+# pipeline's default, --release all); PIPELINE_RELEASE=X.Y or PIPELINE_SPECS=PATH decode with
+# one spec set instead.
+PIPELINE_DECODE = $(if $(PIPELINE_SPECS),--specs $(PIPELINE_SPECS),$(if $(PIPELINE_RELEASE),--release $(PIPELINE_RELEASE)))
 
 report: $(VENV)/.installed ## the HTML report of tables the pipeline wrote (PIPELINE_OUT, default build/pipeline) -> PIPELINE_OUT/report.html
 	$(SPECGEN) report $(or $(PIPELINE_OUT),build/pipeline)
