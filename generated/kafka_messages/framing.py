@@ -91,13 +91,18 @@ def _check_end(frame: Buffer, end: int, name: str) -> None:
         raise DecodeError(f"{len(frame) - end} trailing bytes after the body", end, name)
 
 
-def decode_request(frame: Buffer) -> tuple[RequestHeader, Any]:
-    """Decode a request frame (as a broker or proxy sees it): ``(header, body)``."""
+def decode_request(frame: Buffer, *, strict: bool = True) -> tuple[RequestHeader, Any]:
+    """Decode a request frame (as a broker or proxy sees it): ``(header, body)``.
+
+    ``strict=False`` ignores bytes after the body, as Kafka's brokers do (they read the
+    fields and never look at what is left: librdkafka 2.16 sends a Metadata v13 request for
+    every topic with three bytes too many)."""
     api_key, api_version = _api_version_of(frame)
     body_class = _body_class(api_key, api_version, "request")
     header, pos = RequestHeader.decode_from(frame, 0, request_header_version(api_key, api_version))
     body, end = body_class.decode_from(frame, pos, api_version)
-    _check_end(frame, end, body_class.__name__)
+    if strict:
+        _check_end(frame, end, body_class.__name__)
     return header, body
 
 

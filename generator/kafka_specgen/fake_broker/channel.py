@@ -5,6 +5,11 @@ alone: while more than ``SEND_CAP`` bytes of answers wait to go out, its later r
 neither read nor answered; the other connections go on. A request whose answer waits (a
 ``Wait``) holds the requests behind it on its connection, as Kafka answers a connection's
 requests in order, until a signal it waits on fires or its deadline comes.
+
+On a TLS listener the bytes pass through the connection's ``tls.TlsSession``; on a SASL
+listener its ``authenticate.Authenticator`` answers the requests until the client has
+authenticated. A broker with a round-trip time (``broker_set_rtt``) holds each answer back
+that long before sending it, without holding the requests behind it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ from .loop import Timer
 from .waiting import Wait
 
 if TYPE_CHECKING:
+    from .authenticate import Authenticator
     from .server import Server
+    from .tls import TlsSession
 
 #: Answers waiting to be sent above which a connection is muted (no more reads, no more
 #: answers) until its peer reads them.
@@ -62,8 +69,19 @@ class Parked:
 
 
 class Channel:
-    def __init__(self, server: Server, sock: socket.socket, node: Any, conn_no: int) -> None:
+    def __init__(
+        self,
+        server: Server,
+        sock: socket.socket,
+        node: Any,
+        conn_no: int,
+        tls: TlsSession | None = None,
+        auth: Authenticator | None = None,
+    ) -> None:
         self.server, self.sock, self.node, self.conn_no = server, sock, node, conn_no
+        self.tls, self.auth = tls, auth
+        self.principal = "User:ANONYMOUS"
+        """Who the client is: ``User:NAME`` once it authenticated with SASL."""
         peer = sock.getpeername()
         self.client_host = str(peer[0])
         self.client_address = f"{peer[0]}:{peer[1]}"
@@ -76,6 +94,13 @@ class Channel:
         self.out_bytes = 0
         self.events = 0
         self.closed = False
+        self.closing = False
+        """Closed once the answers queued are sent (after a failed authentication)."""
+        self.delayed: deque[tuple[float, bytes]] = deque()
+        """Answers held back by the broker's round-trip time: (when to send, bytes)."""
+        self._release: Timer | None = None
+        self.deadline: Timer | None = None
+        """Closes the connection if TLS and SASL have not finished in time."""
         self._serving = False
         self.last_active = time.monotonic()
 
@@ -96,9 +121,21 @@ class Channel:
         except OSError:
             data = b""
         self.server.touch(self)
+        if self.tls is not None and data:
+            try:
+                data = self.tls.receive(data)
+            except self.tls.errors:  # a failed handshake, a bad record: as Kafka, close
+                self.close()
+                return
+            self.queue_raw(self.tls.outgoing())
+            if not data:
+                return
+        connection = self.server.connection
         for event in self.conn.receive_data(data, time.monotonic()):
-            if isinstance(event, self.server.connection.RequestReceived):
+            if isinstance(event, connection.RequestReceived):
                 self.server.record(self, "request", event, event.frame)
+                self.inbox.append(event)
+            elif self.auth is not None and isinstance(event, connection.SaslTokenReceived):
                 self.inbox.append(event)
             else:  # the client closed, or broke the protocol
                 self.close()
@@ -123,12 +160,14 @@ class Channel:
             self.out.popleft()
         if sent:
             self.server.touch(self)
+        if self.closing and not self.out and not self.delayed:
+            self.close()
 
     def interest(self) -> None:
         """Read while the connection may take more; write while answers wait."""
         want = 0
         if not self.closed:
-            if self.out_bytes < SEND_CAP and len(self.inbox) < INBOX_CAP:
+            if self.out_bytes < SEND_CAP and len(self.inbox) < INBOX_CAP and not self.closing:
                 want |= selectors.EVENT_READ
             if self.out_bytes:
                 want |= selectors.EVENT_WRITE
@@ -151,7 +190,16 @@ class Channel:
     @property
     def busy(self) -> bool:
         """Whether it has requests under way (not idle, whatever its last I/O)."""
-        return bool(self.parked or self.inbox or self.out)
+        return bool(self.parked or self.inbox or self.out or self.delayed)
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether its TLS handshake (if any) and SASL authentication (if any) are done."""
+        return (self.tls is None or self.tls.handshaken) and (self.auth is None or self.auth.done)
+
+    def authentication_expired(self) -> None:
+        if not self.authenticated:
+            self.close()
 
     # --- answering --------------------------------------------------------------------
 
@@ -160,7 +208,7 @@ class Channel:
         a few at a time, then the other connections get a turn."""
         self._serving = False
         for _ in range(SERVE_BATCH):
-            if self.closed or self.parked is not None or not self.inbox:
+            if self.closed or self.closing or self.parked is not None or not self.inbox:
                 break
             if self.out_bytes >= SEND_CAP:
                 break
@@ -180,6 +228,11 @@ class Channel:
 
     def handle(self, event: Any) -> None:
         routes = self.server.routes
+        if routes.tracked is not None and hasattr(event, "api_key"):
+            routes.tracked.append(self.server.tracked(self, event))
+        if self.auth is not None and not self.auth.done:
+            self.auth.handle(self, event)
+            return
         if event.api_key == ApiKey.API_VERSIONS:
             self.conn.send_api_versions(event, routes.versions)
             self.take_output(event)
@@ -203,6 +256,7 @@ class Channel:
             time.monotonic(),
             self.server.limits,
             handler.names,
+            self.principal,
         )
         self.settle(event, call, lambda: routes.answer(call))
 
@@ -226,13 +280,48 @@ class Channel:
             self.server.routes.failures.append(f"{type(exc).__name__}: {exc}")
             self.close()
 
-    def take_output(self, event: Any) -> None:
+    def take_output(self, event: Any, delay: float = 0.0) -> None:
+        """Queue the answer the connection wrote, ``delay`` seconds from now at the earliest
+        (and the broker's round-trip time)."""
         data = self.conn.data_to_send()
         if data:
-            if self.server.routes.record is not None:  # the frame without its size prefix
-                self.server.record(self, "response", event, data[4:])
+            if self.server.routes.record is not None and event is not None:
+                self.server.record(self, "response", event, data[4:])  # without the size
+            rtt = max(self.server.rtt(self.node.node_id), delay)
+            if rtt or self.delayed:
+                self._hold_back(data, rtt)
+            else:
+                self.queue_raw(self.tls.wrap(data) if self.tls is not None else data)
+
+    def queue_raw(self, data: bytes) -> None:
+        """Bytes to send as they are (encrypted already on a TLS connection)."""
+        if data:
             self.out.append(memoryview(data))
             self.out_bytes += len(data)
+
+    def _hold_back(self, data: bytes, rtt: float) -> None:
+        """Send ``data`` ``rtt`` seconds from now, after the answers held back before it
+        (encrypted when it is sent, so the TLS records stay in order)."""
+        when = time.monotonic() + rtt
+        if self.delayed:
+            when = max(when, self.delayed[-1][0])
+        self.delayed.append((when, data))
+        if self._release is None:
+            self._release = self.server.loop.call_at(when, self._send_held)
+
+    def _send_held(self) -> None:
+        self._release = None
+        if self.closed:
+            return
+        now = time.monotonic()
+        while self.delayed and self.delayed[0][0] <= now:
+            data = self.delayed.popleft()[1]
+            self.queue_raw(self.tls.wrap(data) if self.tls is not None else data)
+        if self.delayed:
+            self._release = self.server.loop.call_at(self.delayed[0][0], self._send_held)
+        self.flush()
+        if not self.closed:
+            self.interest()
 
     # --- waiting answers --------------------------------------------------------------
 
@@ -286,8 +375,11 @@ class Channel:
             except (KeyError, ValueError):
                 pass
             self.events = 0
+        self.server.loop.cancel(self._release)
+        self.server.loop.cancel(self.deadline)
         self.inbox.clear()
         self.out.clear()
+        self.delayed.clear()
         self.out_bytes = 0
         self.sock.close()
         self.conn.close()

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import configs, coordinator, fetch, groups, list_offsets, metadata, offsets, produce
-from . import topics, txn
+from . import acls, configs, coordinator, fetch, groups, list_offsets, metadata, offsets
+from . import produce, sasl, topics, txn
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -33,6 +33,8 @@ API_MODULES: tuple[ModuleType, ...] = (
     groups,
     offsets,
     txn,
+    acls,
+    sasl,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 
@@ -129,14 +131,31 @@ class Routes:
     """What went wrong, one line each: answers that raised (their connection was closed),
     accept errors (EMFILE ...)."""
     record: TextIO | None = None
+    faults: Any = None
+    """The fault injection in front of every answer (``faults.Faults``), if any."""
+    guard: Callable[[Call, Callable[[Call], Any]], Any] | None = None
+    """The authorizer around the handlers (``authorize.guard``), when ACLs are enforced."""
+    tracked: list[Any] | None = None
+    """Every request the brokers read, while request tracking is on."""
 
     def answer(self, call: Call) -> Any:
+        """The fault injection's answer, else the control function's, else the handler's."""
+        if self.faults is not None:
+            return self.faults.answer(call, self.controlled)
+        return self.controlled(call)
+
+    def controlled(self, call: Call) -> Any:
         """The control function's answer, else the handler's."""
         control = self.controls.get(call.api_key)
         response = control(call) if control is not None else None
         if response is None:
-            response = self.handlers[call.api_key].answer(call)
+            response = self.usual(call)
         return response
+
+    def usual(self, call: Call) -> Any:
+        """The handler's answer, behind the authorizer when ACLs are enforced."""
+        answer = self.handlers[call.api_key].answer
+        return answer(call) if self.guard is None else self.guard(call, answer)
 
 
 def with_error(obj: Any, code: int) -> Any:

@@ -58,6 +58,12 @@ class Limits:
         "(Kafka's ProducerStateEntry.NUM_BATCHES_TO_RETAIN; default 5)",
     )
 
+    handshake_timeout_ms: int = _limit(
+        10_000,
+        "close a connection whose TLS handshake and SASL authentication have not finished "
+        "this long after it was accepted (the fake broker's own guard; default 10000)",
+    )
+
     def with_values(self, values: dict[str, int]) -> Limits:
         """These limits with ``values`` (field names) changed; ``ValueError`` for an unknown
         name or a value below 1."""

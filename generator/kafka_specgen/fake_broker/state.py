@@ -11,6 +11,7 @@ import uuid
 import zlib
 from dataclasses import dataclass, field
 
+from .acl import Authorizer
 from .log import PartitionLog, Topic
 from .waiting import Signal
 
@@ -90,6 +91,10 @@ class ClusterState:
     groups: dict[str, Group] = field(default_factory=dict)
     transactions: dict[str, Transaction] = field(default_factory=dict)
     next_producer_id: int = 1000
+    authorizer: Authorizer | None = None
+    """The ACLs and super users, when the cluster enforces ACLs."""
+    coordinators: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(key type, key) -> the node id set to coordinate it (``coordinator_set``)."""
     _by_id: dict[uuid.UUID, Topic] = field(default_factory=dict, repr=False)
 
     def create_topic(self, name: str, partitions: int) -> Topic:
@@ -116,8 +121,12 @@ class ClusterState:
         # the index misses topics put into ``topics`` by hand (tests may)
         return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
 
-    def coordinator(self, key: str) -> BrokerAddress:
-        """The broker that coordinates a group or a transactional id (a stable hash)."""
+    def coordinator(self, key: str, kind: str = "group") -> BrokerAddress:
+        """The broker that coordinates a group or a transactional id (``kind`` "group" or
+        "transaction"): the one set for it, else a stable hash of the key."""
+        chosen = self.coordinators.get((kind, key))
+        if chosen is not None:
+            return self.brokers[chosen]
         return self.brokers[zlib.crc32(key.encode()) % len(self.brokers)]
 
     def group(self, group_id: str) -> Group:

@@ -104,7 +104,8 @@ class ServerConnection:
                 # client id keeps the classic string form at every version): answer it.
                 header, _ = RequestHeader.decode_from(frame, 0, 1)
             else:
-                header, request = framing.decode_request(frame)
+                # bytes after the body are ignored, as Kafka's brokers ignore them
+                header, request = framing.decode_request(frame, strict=False)
         except DecodeError as exc:
             raise ProtocolFailure(
                 FailureCause.UNDECODABLE,
