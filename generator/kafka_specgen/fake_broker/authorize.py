@@ -10,6 +10,7 @@ resource (a group, a transactional id), a refusal is the whole answer.
 Produce                      WRITE on the transactional id (if any), WRITE on each topic
 Fetch                        READ on each topic
 ListOffsets                  DESCRIBE on each topic
+OffsetForLeaderEpoch         DESCRIBE on each topic
 Metadata                     DESCRIBE on each topic: a listing of every topic leaves the
                              others out, named ones get TOPIC_AUTHORIZATION_FAILED; creating
                              one needs CREATE on the cluster or the topic
@@ -364,6 +365,7 @@ GUARDS: dict[int, Guard] = {
     ApiKey.PRODUCE: produce,
     ApiKey.FETCH: on_topics(Operation.READ),
     ApiKey.LIST_OFFSETS: on_topics(Operation.DESCRIBE),
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: on_topics(Operation.DESCRIBE),
     ApiKey.METADATA: metadata,
     ApiKey.CREATE_TOPICS: create_topics,
     ApiKey.DELETE_TOPICS: on_topics(Operation.DELETE),

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import acls, configs, coordinator, fetch, groups, list_offsets, metadata, offsets
-from . import produce, sasl, topics, txn
+from . import acls, configs, coordinator, epochs, fetch, groups, list_offsets, metadata
+from . import offsets, produce, sasl, topics, txn
 from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
@@ -35,6 +35,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     txn,
     acls,
     sasl,
+    epochs,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 

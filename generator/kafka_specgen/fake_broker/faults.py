@@ -299,8 +299,9 @@ class FaultInjection:
 
     def partition_set_leader(self: _Cluster, topic: str, partition: int, node: int) -> None:
         """Make broker ``node`` (-1: none) the leader of the partition; a missing topic is
-        created with ``partition + 1`` partitions. Its old leader answers it with
-        NOT_LEADER_OR_FOLLOWER, and Metadata tells the clients."""
+        created with ``partition + 1`` partitions. The partition's leader epoch goes up; its
+        old leader answers it with NOT_LEADER_OR_FOLLOWER and the new leader (KIP-951), and
+        Metadata tells the clients."""
         if node != -1:
             _node(self, node)
 
@@ -310,7 +311,7 @@ class FaultInjection:
             if not 0 <= partition < len(found.partitions):
                 raise ValueError(f"topic {topic!r} has no partition {partition}")
             log = found.partitions[partition]
-            log.leader = node
+            log.move_leader(node)
             log.arrivals.fire()  # waiting Fetches answer now, from their old leader
 
         self.call(move)

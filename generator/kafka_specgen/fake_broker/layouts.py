@@ -109,6 +109,22 @@ LAYOUTS: dict[int, tuple[tuple[int, Level], ...]] = {
             ),
         ),
     ),
+    ApiKey.OFFSET_FOR_LEADER_EPOCH: (
+        (
+            0,
+            Level(
+                "topics",
+                "topics",
+                (("topic", "topic"),),
+                Level(
+                    "partitions",
+                    "partitions",
+                    (("partition", "partition"),),
+                    empty={"leader_epoch": -1, "end_offset": -1},
+                ),
+            ),
+        ),
+    ),
     ApiKey.OFFSET_COMMIT: (
         (
             0,

@@ -74,7 +74,7 @@ def list_offsets(call: Call) -> Any:
                     old_style_offsets=[offset],
                     timestamp=timestamp,
                     offset=offset,
-                    leader_epoch=0,
+                    leader_epoch=log.leader_epoch,
                 )
             )
         topics.append(call.build(topic_class, name=t.name, partitions=partitions))

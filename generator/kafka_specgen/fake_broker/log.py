@@ -1,7 +1,9 @@
 """Topics and partition logs in memory: record batches as produced, offsets as assigned.
 
 A batch is kept as the bytes the producer sent, with its base offset and partition leader
-epoch rewritten (the CRC covers neither), so a consumer fetches what was produced. Every
+epoch rewritten (the CRC covers neither), so a consumer fetches what was produced. A
+partition's leader epoch goes up when its leader moves (``move_leader``), and ``epochs``
+remembers where each epoch began, for OffsetForLeaderEpoch (KIP-320). Every
 append fires the partition's ``arrivals`` signal, which wakes the Fetches waiting on it.
 """
 
@@ -82,7 +84,29 @@ class PartitionLog:
     """Producer id -> its epoch and last batches, for the idempotence checks."""
     arrivals: Signal = field(default_factory=Signal, repr=False)
     """Fired on every append."""
+    leader_epoch: int = 0
+    epochs: list[tuple[int, int]] = field(default_factory=lambda: [(0, 0)])
+    """(leader epoch, the first offset written in it), oldest first."""
     _bases: list[int] = field(default_factory=list, repr=False)
+
+    def move_leader(self, node: int) -> None:
+        """A new leader (-1: none), in a new leader epoch."""
+        self.leader = node
+        self.leader_epoch += 1
+        self.epochs.append((self.leader_epoch, self.end))
+
+    def end_offset_for(self, epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) of the newest epoch at most ``epoch``: where that epoch's
+        log ends (apache/kafka ``LeaderEpochFileCache.endOffsetFor``); (-1, -1) unknown."""
+        if epoch < 0:
+            return -1, -1
+        if epoch == self.leader_epoch:
+            return epoch, self.end
+        higher = next((start for known, start in self.epochs if known > epoch), None)
+        if higher is None:  # an epoch after the newest
+            return -1, -1
+        floor = [known for known, _ in self.epochs if known <= epoch]
+        return (floor[-1] if floor else epoch), higher
 
     @property
     def last_stable(self) -> int:
@@ -103,7 +127,7 @@ class PartitionLog:
         base = self.end
         raw = bytearray(data)
         _BASE_OFFSET.pack_into(raw, 0, base)
-        _LEADER_EPOCH.pack_into(raw, 12, 0)
+        _LEADER_EPOCH.pack_into(raw, 12, self.leader_epoch)
         self.batches.append(
             StoredBatch(
                 base, base + count, bytes(raw), max_timestamp, producer_id, transactional, control
