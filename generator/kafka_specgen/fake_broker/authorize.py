@@ -46,7 +46,7 @@ from .apikeys import ApiKey
 from .call import Call
 from .dispatch import with_error
 from .errors import ErrorCode
-from .layouts import Level, Path, after, get, layout, make, split
+from .layouts import BLANK, Level, Path, after, get, layout, make, split
 
 Answer = Callable[[Call], Any]
 Guard = Callable[[Call, Authorizer, Answer], Any]
@@ -76,9 +76,7 @@ def allowed(call: Call, authorizer: Authorizer, operation: int, kind: int, name:
 
 def refused(call: Call, code: int) -> Any:
     """The API's answer with ``code`` in every error field (a one-resource request)."""
-    blank = {"generation_id": -1, "node_id": -1, "host": "", "port": -1}
-    blank.update(producer_id=-1, producer_epoch=-1)
-    return with_error(make(call, call.response, blank), code)
+    return with_error(make(call, call.response, BLANK), code)
 
 
 def _level(call: Call) -> Level:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from .apikeys import ApiKey
 from .call import Call
 from .dispatch import DISCONNECT, Routes, with_error
-from .layouts import Level, Path, after, get, layout, split
+from .layouts import BLANK, Level, Path, after, get, layout, make, split
 from .state import ClusterState
 from .waiting import Signal, Wait
 
@@ -134,7 +134,7 @@ def errored(call: Call, code: int, inner: Callable[[Call], Any]) -> Any:
     elif call.api_key in READ_ONLY:
         response = inner(call)
     else:
-        response = call.reply()
+        response = make(call, call.response, BLANK)
     return after(response, lambda r: with_error(r, code))
 
 

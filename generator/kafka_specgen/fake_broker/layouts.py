@@ -238,6 +238,18 @@ LAYOUTS: dict[int, tuple[tuple[int, Level], ...]] = {
 }
 
 
+#: The fields of a one-resource answer refused with an error, besides the error (Kafka's
+#: error responses: no node, no generation, no producer id)
+BLANK = {
+    "generation_id": -1,
+    "node_id": -1,
+    "host": "",
+    "port": -1,
+    "producer_id": -1,
+    "producer_epoch": -1,
+}
+
+
 def layout(api_key: int, version: int) -> Level | None:
     """The API's layout at ``version`` (None: its answer is one flat error)."""
     chosen = None
