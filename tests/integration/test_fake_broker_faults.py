@@ -164,7 +164,9 @@ def test_librdkafka_producer_retries_through_not_leader(cluster: FakeCluster) ->
     producer = confluent_producer(c, **{"enable.idempotence": True})
     failures: list[Any] = []
     for i in range(5):
-        producer.produce("t", value=b"%d" % i, partition=0, on_delivery=lambda e, m: failures.append(e))
+        producer.produce(
+            "t", value=b"%d" % i, partition=0, on_delivery=lambda e, m: failures.append(e)
+        )
     assert producer.flush(20) == 0
     assert failures == [None] * 5
     assert log_end(c, "t", 0) == 5  # each record once: the refused requests appended nothing
@@ -386,7 +388,11 @@ def test_request_tracking(cluster: FakeCluster) -> None:
         c.stop_request_tracking()
         client.request(metadata_request(c, ["t"]))  # after: not kept
     (request,) = c.get_requests()
-    assert (request.broker, request.api_key, request.client_id) == (0, ApiKey.METADATA, "fake-tests")
+    assert (request.broker, request.api_key, request.client_id) == (
+        0,
+        ApiKey.METADATA,
+        "fake-tests",
+    )
     assert request.api_version == c.versions[ApiKey.METADATA][1]
     assert abs(request.timestamp - time.time()) < 30
     c.clear_requests()
@@ -409,7 +415,6 @@ def test_fault_injection_is_thread_safe(cluster: FakeCluster) -> None:
         thread.join()
     with connect(c, node) as client:
         codes = [
-            produced(client.request(produce_request(c, "t", {0: [b"v"]})))[0][0]
-            for _ in range(210)
+            produced(client.request(produce_request(c, "t", {0: [b"v"]})))[0][0] for _ in range(210)
         ]
     assert codes.count(MESSAGE_TOO_LARGE) == 200 and codes[-10:] == [NONE] * 10

@@ -153,9 +153,7 @@ class HeldRequests:
     holding its connection's later requests back, until ``release()`` (or ``timeout``
     seconds), then is answered as usual."""
 
-    def __init__(
-        self, cluster: _Cluster, api_key: int, node: int | None, timeout: float
-    ) -> None:
+    def __init__(self, cluster: _Cluster, api_key: int, node: int | None, timeout: float) -> None:
         self._cluster = cluster
         self.api_key, self.node, self.timeout = api_key, node, timeout
         self._signal = Signal()
@@ -248,7 +246,9 @@ class FaultInjection:
         if layout(key[0], 0) is None:
             raise ValueError(f"api {key[0]} has no partitions to fail: use push_request_errors")
         codes = [_error(self, e) for e in errors]
-        self.call(lambda: self.routes.faults.partition_errors.setdefault(key, deque()).extend(codes))
+        self.call(
+            lambda: self.routes.faults.partition_errors.setdefault(key, deque()).extend(codes)
+        )
 
     def clear_request_errors(self: _Cluster, api: int | str) -> None:
         """Forget the errors pushed for ``api`` (cluster, broker and partition ones)."""

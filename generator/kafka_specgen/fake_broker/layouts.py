@@ -325,9 +325,7 @@ def _add(call: Call, parent: Any, level: Level, path: Path, code: int) -> None:
         return  # this version's response has no such list
     item_class = call.shapes.item(type(parent), level.response, call.names)
     source = path[0]
-    keys = {
-        out: source if name == "" else get(call, source, name) for name, out in level.keys
-    }
+    keys = {out: source if name == "" else get(call, source, name) for name, out in level.keys}
     items = list(getattr(parent, attr) or ())
     if level.inner is None:
         items.append(make(call, item_class, {**level.empty, **keys, level.error: code}))

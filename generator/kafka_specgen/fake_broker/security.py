@@ -58,7 +58,9 @@ class Security:
                 )
             for name in users:
                 if not name or ":" in name:
-                    raise SecurityError(f"a SASL user name must be non-empty, without ':': {name!r}")
+                    raise SecurityError(
+                        f"a SASL user name must be non-empty, without ':': {name!r}"
+                    )
             credentials = Credentials(dict(users), enabled, package.module("sasl"))
         elif mechanisms is not None:
             raise SecurityError("SASL mechanisms without users: give users too")
