@@ -372,3 +372,20 @@ def test_kafka_python_over_sasl_ssl(
     with pytest.raises(KafkaError):  # it cannot bootstrap: every attempt is refused
         KafkaProducer(**{**config, "sasl_plain_password": "wrong"}, bootstrap_timeout_ms=2000)
     assert "SaslAuthenticationFailedError" in caplog.text
+
+
+def test_the_scram_nonce_check_follows_the_release() -> None:
+    from kafka_specgen.fake_broker.authenticate import scram_nonce_check
+
+    releases = ["2.8.2", "3.7.1", "3.7.2", "3.8.0", "3.8.1", "3.9.1", "4.0.0", "4.1.1", None]
+    assert [scram_nonce_check(r) for r in releases] == [
+        "none",
+        "none",
+        "suffix",
+        "none",
+        "suffix",
+        "suffix",
+        "exact",
+        "exact",
+        "exact",
+    ]

@@ -44,13 +44,34 @@ FAILURE_DELAY = 0.1
 START, HANDSHAKE, AUTHENTICATE, RAW, DONE = range(5)
 
 
+def scram_nonce_check(release: str | None) -> str:
+    """How the release's brokers check the nonce of SCRAM's client-final-message: not at all
+    before the CVE-2024-56128 fix (3.7.2, 3.8.1, 3.9.0), as a suffix until 4.0 (accepting
+    librdkafka's doubled client nonce, fixed in librdkafka 2.6.1), exactly from 4.0 on."""
+    if release is None:
+        return "exact"
+    parts = tuple(int(p) for p in release.split(".")[:3] if p.isdigit())
+    if parts >= (4, 0):
+        return "exact"
+    if parts >= (3, 8, 1) or (3, 7, 2) <= parts < (3, 8):
+        return "suffix"
+    return "none"
+
+
 class Credentials:
     """The users and the enabled mechanisms, with SCRAM's stored keys computed once."""
 
-    def __init__(self, users: Mapping[str, str], mechanisms: tuple[str, ...], sasl: Any) -> None:
+    def __init__(
+        self,
+        users: Mapping[str, str],
+        mechanisms: tuple[str, ...],
+        sasl: Any,
+        nonce_check: str = "exact",
+    ) -> None:
         self.users = dict(users)
         self.mechanisms = mechanisms
         self.sasl = sasl
+        self.nonce_check = nonce_check
         self.scram = {
             mechanism: {
                 user: sasl.ScramCredential.from_password(password, SCRAM_HASHES[mechanism])
@@ -72,7 +93,10 @@ class Credentials:
 
             return self.sasl.PlainServer(check).start()
         stored = self.scram[mechanism]
-        return self.sasl.ScramServer(mechanism, SCRAM_HASHES[mechanism], stored.get).start()
+        server = self.sasl.ScramServer(
+            mechanism, SCRAM_HASHES[mechanism], stored.get, nonce_check=self.nonce_check
+        )
+        return server.start()
 
 
 class Authenticator:

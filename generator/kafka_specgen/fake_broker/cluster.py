@@ -114,7 +114,12 @@ class FakeCluster(FaultInjection):
         self._record_file: TextIO | None = None
         try:
             self.security = Security.build(
-                users=users, mechanisms=sasl_mechanisms, tls=tls, hosts=[host], package=package
+                users=users,
+                mechanisms=sasl_mechanisms,
+                tls=tls,
+                hosts=[host],
+                package=package,
+                release=self.release,
             )
         except SecurityError as exc:
             raise FakeBrokerError(str(exc)) from None

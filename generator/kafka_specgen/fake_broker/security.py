@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .authenticate import MECHANISMS, Authenticator, Credentials
+from .authenticate import MECHANISMS, Authenticator, Credentials, scram_nonce_check
 from .tls import TlsSession, certificates, server_context
 
 
@@ -46,6 +46,7 @@ class Security:
         tls: bool | str | Path,
         hosts: list[str],
         package: Any,
+        release: str | None = None,
     ) -> Security:
         credentials = None
         if users:
@@ -61,7 +62,8 @@ class Security:
                     raise SecurityError(
                         f"a SASL user name must be non-empty, without ':': {name!r}"
                     )
-            credentials = Credentials(dict(users), enabled, package.module("sasl"))
+            sasl = package.module("sasl")
+            credentials = Credentials(dict(users), enabled, sasl, scram_nonce_check(release))
         elif mechanisms is not None:
             raise SecurityError("SASL mechanisms without users: give users too")
         context, folder, temporary = None, None, False
