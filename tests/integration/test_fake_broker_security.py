@@ -389,3 +389,71 @@ def test_the_scram_nonce_check_follows_the_release() -> None:
         "exact",
         "exact",
     ]
+
+
+def test_the_command_serves_sasl_ssl_with_acls(tmp_path: Path) -> None:
+    import os
+    import re
+    import subprocess
+    import sys
+
+    folder = tmp_path / "tls"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kafka_specgen.cli",
+            "fake-broker",
+            "--listen",
+            "127.0.0.1:0",
+            "--specs",
+            str(SPECS),
+            "--user",
+            "alice:alice-secret",
+            "--user",
+            "admin:pw:with:colons",
+            "--tls",
+            str(folder),
+            "--superuser",
+            "admin",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline()
+        port = re.search(r"127\.0\.0\.1:(\d+) \(id 0\)", banner)
+        assert port, banner
+        facts = process.stdout.readline()
+        assert facts.strip() == (
+            f"security.protocol SASL_SSL; CA {folder / 'ca.pem'}; ACLs enforced (super users: admin)"
+        )
+        context = ssl.create_default_context(cafile=str(folder / "ca.pem"))
+        with socket.create_connection(("127.0.0.1", int(port[1])), timeout=5) as raw_sock:
+            with context.wrap_socket(raw_sock, server_hostname="localhost") as sock:
+                assert sock.version() in ("TLSv1.2", "TLSv1.3")
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=10)
+    assert process.returncode == 0 and out.strip().endswith("stopped"), err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--user", "alice"], 2, "--user: 'alice' is not NAME:PASSWORD"),
+        (["--user", "a:b", "--sasl-mechanisms", "GSSAPI"], 1, "SASL mechanisms GSSAPI"),
+        (["--tls", "/proc/no/such/folder"], 1, "TLS certificates in /proc/no/such/folder"),
+    ],
+)
+def test_bad_security_options_are_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], code: int, message: str
+) -> None:
+    from kafka_specgen.cli import main
+
+    assert main(["fake-broker", "--specs", str(SPECS), "--listen", "127.0.0.1:0", *args]) == code
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1

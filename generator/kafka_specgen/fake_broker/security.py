@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .authenticate import MECHANISMS, Authenticator, Credentials, scram_nonce_check
-from .tls import TlsSession, certificates, server_context
+from .tls import TlsSession, TlsUnavailable, certificates, server_context
 
 
 class SecurityError(ValueError):
@@ -73,10 +73,12 @@ class Security:
             try:
                 certificates(folder, hosts)
                 context = server_context(folder)
-            except BaseException:
+            except (OSError, ValueError, TlsUnavailable) as exc:
                 if temporary:
                     shutil.rmtree(folder, ignore_errors=True)
-                raise
+                if isinstance(exc, TlsUnavailable):
+                    raise SecurityError(str(exc)) from None
+                raise SecurityError(f"TLS certificates in {folder}: {exc}") from None
         return cls(credentials, context, folder, temporary)
 
     @property
