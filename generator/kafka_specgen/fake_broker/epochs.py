@@ -43,6 +43,7 @@ def offset_for_leader_epoch(call: Call) -> Any:
         partitions = []
         for p in t.partitions:
             epoch, end = -1, -1
+            code: int
             if topic is None or not 0 <= p.partition < len(topic.partitions):
                 code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             else:

@@ -69,7 +69,10 @@ class Security:
         context, folder, temporary = None, None, False
         if tls is not False and tls is not None:
             temporary = tls is True
-            folder = Path(tempfile.mkdtemp(prefix="fake-kafka-tls-")) if temporary else Path(tls)
+            if isinstance(tls, bool):
+                folder = Path(tempfile.mkdtemp(prefix="fake-kafka-tls-"))
+            else:
+                folder = Path(tls)
             try:
                 certificates(folder, hosts)
                 context = server_context(folder)
