@@ -45,7 +45,9 @@ class ServerConnection:
         self.max_frame_size = max_frame_size
         self._buffer = bytearray()
         self._out = bytearray()
-        self._pending: dict[int, tuple[int, int]] = {}
+        # correlation id -> (api key, version) of the requests awaiting an answer with it,
+        # oldest first: a client may reuse an id (Kafka's brokers only echo it back)
+        self._pending: dict[int, list[tuple[int, int]]] = {}
         self._raw_sasl = False
         self.closed = False
 
@@ -114,7 +116,7 @@ class ServerConnection:
         cid = header.correlation_id
         expects = request is None or expects_response(request)
         if expects:
-            self._pending[cid] = (api_key, api_version)
+            self._pending.setdefault(cid, []).append((api_key, api_version))
         return RequestReceived(cid, api_key, api_version, header, request, expects, frame)
 
     def send_response(self, to: RequestReceived | int, response: Any) -> None:
@@ -124,12 +126,25 @@ class ServerConnection:
         cid = to if isinstance(to, int) else to.correlation_id
         if self.closed:
             raise LocalProtocolError("the connection is closed")
-        if cid not in self._pending:
+        pending = self._take(cid)
+        if pending is None:
             if isinstance(to, int) or to.expects_response:
                 raise LocalProtocolError(f"no request with correlation id {cid} awaits an answer")
             # An acks=0 Produce answered anyway (to emulate brokers that do).
-            self._pending[cid] = (to.api_key, to.api_version)
-        api_key, api_version = self._pending.pop(cid)
+            pending = (to.api_key, to.api_version)
+        self._write(cid, response, *pending)
+
+    def _take(self, cid: int) -> tuple[int, int] | None:
+        """The oldest request awaiting an answer with correlation id ``cid``."""
+        waiting = self._pending.get(cid)
+        if not waiting:
+            return None
+        pending = waiting.pop(0)
+        if not waiting:
+            del self._pending[cid]
+        return pending
+
+    def _write(self, cid: int, response: Any, api_key: int, api_version: int) -> None:
         entry = API_KEYS[api_key]
         if not entry.min_version <= api_version <= entry.max_version:
             api_version = 0  # only ApiVersions gets here, answered KIP-511's way
@@ -163,8 +178,10 @@ class ServerConnection:
             low, high = own[0], min(own[1], entry.max_version)
             only = item(api_key=API_VERSIONS, min_version=low, max_version=high)
             body = cls(error_code=UNSUPPORTED_VERSION, api_keys=[only])
-            self._pending[to.correlation_id] = (API_VERSIONS, 0)
-            self.send_response(to.correlation_id, body)
+            if self.closed:
+                raise LocalProtocolError("the connection is closed")
+            self._take(to.correlation_id)
+            self._write(to.correlation_id, body, API_VERSIONS, 0)
             return
         fields: dict[str, Any] = {
             "error_code": error_code,
