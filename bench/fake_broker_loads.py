@@ -15,7 +15,6 @@ start instead).
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
 import socket
 import statistics
@@ -179,32 +178,35 @@ def librdkafka_round_trips(port: int, count: int) -> float:
     return count / (time.perf_counter() - started)
 
 
-def _pipeline_worker(port: int, request: bytes, depth: int, seconds: float, out: Any) -> None:
-    """One client process: ``depth`` requests in flight for ``seconds``; answers counted by
-    their size prefixes (nothing decoded)."""
-    sock = socket.create_connection((HOST, port))
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.sendall(request * depth)
-    buffer = bytearray()
-    answered = 0
-    deadline = time.perf_counter() + seconds
-    while time.perf_counter() < deadline:
-        data = sock.recv(1 << 20)
-        if not data:
+#: One pipelining client (its own process, nothing imported): ``depth`` requests in flight
+#: from ``start`` (a time.time()) for ``seconds``; answers counted by their size prefixes
+PIPELINE_CLIENT = """
+import socket, struct, sys, time
+port, frame, depth, start, seconds = sys.argv[1:]
+request, depth = bytes.fromhex(frame), int(depth)
+sock = socket.create_connection(("127.0.0.1", int(port)))
+sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+time.sleep(max(float(start) - time.time(), 0))
+sock.sendall(request * depth)
+buffer, answered = bytearray(), 0
+deadline = time.time() + float(seconds)
+while time.time() < deadline:
+    data = sock.recv(1 << 20)
+    if not data:
+        break
+    buffer += data
+    done = 0
+    while len(buffer) >= 4:
+        size = struct.unpack_from(">i", buffer)[0] + 4
+        if len(buffer) < size:
             break
-        buffer += data
-        done = 0
-        while len(buffer) >= 4:
-            size = struct.unpack_from(">i", buffer)[0] + 4
-            if len(buffer) < size:
-                break
-            del buffer[:size]
-            done += 1
-        answered += done
-        if done:
-            sock.sendall(request * done)
-    out.put(answered)
-    sock.close()
+        del buffer[:size]
+        done += 1
+    answered += done
+    if done:
+        sock.sendall(request * done)
+print(answered)
+"""
 
 
 def pipelined(
@@ -212,17 +214,18 @@ def pipelined(
 ) -> float:
     """Requests per second answered to ``clients`` processes, ``depth`` in flight each."""
     request = frame(package, metadata_request(package, "rt"), METADATA_VERSION, 1)
-    context = multiprocessing.get_context("spawn")
-    results = context.Queue()
+    start = time.time() + 1.0  # every client connected and ready by then
+    args = [str(port), request.hex(), str(depth), str(start), str(seconds)]
     workers = [
-        context.Process(target=_pipeline_worker, args=(port, request, depth, seconds, results))
+        subprocess.Popen(
+            [sys.executable, "-c", PIPELINE_CLIENT, *args], stdout=subprocess.PIPE, text=True
+        )
         for _ in range(clients)
     ]
+    total = 0
     for worker in workers:
-        worker.start()
-    total = sum(results.get(timeout=seconds + 60) for _ in workers)
-    for worker in workers:
-        worker.join(10)
+        out, _ = worker.communicate(timeout=seconds + 60)
+        total += int(out.strip() or 0)
     return total / seconds
 
 

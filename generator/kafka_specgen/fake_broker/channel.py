@@ -14,6 +14,7 @@ that long before sending it, without holding the requests behind it.
 
 from __future__ import annotations
 
+import itertools
 import selectors
 import socket
 import time
@@ -40,6 +41,8 @@ INBOX_CAP = 16
 RECV_SIZE = 1 << 18
 #: Answer at most this many requests of one connection before the others get a turn.
 SERVE_BATCH = 32
+#: Send at most this many queued answers with one system call (sendmsg).
+SEND_BATCH = 64
 
 
 class Parked:
@@ -142,11 +145,15 @@ class Channel:
                 return
 
     def flush(self) -> None:
+        """Send what the peer takes: the queued answers, several per system call."""
         sent = False
-        while self.out and not self.closed:
-            chunk = self.out[0]
+        out = self.out
+        while out and not self.closed:
             try:
-                n = self.sock.send(chunk)
+                if len(out) == 1:
+                    n = self.sock.send(out[0])
+                else:
+                    n = self.sock.sendmsg(list(itertools.islice(out, SEND_BATCH)))
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
@@ -154,10 +161,11 @@ class Channel:
                 return
             sent = True
             self.out_bytes -= n
-            if n < len(chunk):
-                self.out[0] = chunk[n:]
+            while n and n >= len(out[0]):
+                n -= len(out.popleft())
+            if n:  # the peer took part of an answer: the rest waits for it
+                out[0] = out[0][n:]
                 break
-            self.out.popleft()
         if sent:
             self.server.touch(self)
         if self.closing and not self.out and not self.delayed:
