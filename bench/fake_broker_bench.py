@@ -164,10 +164,12 @@ def markdown(result: dict[str, Any]) -> str:
         ratio = result["ratios"].get(key)
         better = "" if ratio is None else f"{ratio:.2f}x"
         digits = 1 if key.startswith("parked") else 0
-        lines.append(
-            f"| {label} | {fake[key]:,.{digits}f} | {tansu[key]:,.{digits}f} | {better} |"
-        )
-    lines += ["", "Latency ratios are Tansu's over the fake broker's (above 1: the fake is faster).", ""]
+        lines.append(f"| {label} | {fake[key]:,.{digits}f} | {tansu[key]:,.{digits}f} | {better} |")
+    lines += [
+        "",
+        "Latency ratios are Tansu's over the fake broker's (above 1: the fake is faster).",
+        "",
+    ]
     lines += ["| target | met |", "|---|---|"]
     lines += [f"| {name} | {'yes' if met else 'NO'} |" for name, met in result["targets"].items()]
     return "\n".join(lines) + "\n"
