@@ -106,7 +106,7 @@ bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (
 bench-connection: $(VENV)/.installed ## the connection layer per request beside bare framing and kafka-python's KafkaProtocol -> bench/CONNECTION.md
 	$(PY) bench/connection_bench.py --json bench/connection_results.json --markdown bench/CONNECTION.md
 
-bench-fake-broker: $(VENV)/.installed ## consume from the fake broker with our client, kafka-python and aiokafka; its Produce requests/s from librdkafka -> bench/FAKE_BROKER.md
+bench-fake-broker: $(VENV)/.installed ## the fake broker beside Tansu on the same loads (round trips, pipelined requests, batched produce, consume with three clients, latency beside parked Fetches) -> bench/FAKE_BROKER.md; run it on a quiet machine
 	$(PY) bench/fake_broker_bench.py --json bench/fake_broker_results.json --markdown bench/FAKE_BROKER.md
 bench: bench-codecs bench-records bench-connection bench-fake-broker bench-pipeline ## every benchmark: codecs, record batches, the connection and the fake broker beside the peers, then the Spark pipeline
 
