@@ -457,3 +457,27 @@ def test_bad_security_options_are_one_line(
     assert main(["fake-broker", "--specs", str(SPECS), "--listen", "127.0.0.1:0", *args]) == code
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_failure_answer_arrives_even_when_the_client_sent_more(sasl: FakeCluster) -> None:
+    """The connection is closed after the failure answer without resetting it, so the
+    client reads the answer even when it pipelined more requests behind the wrong
+    password (closing with unread bytes would reset the connection)."""
+    c = sasl
+    handshake = c.package.module("sasl_handshake").SaslHandshakeRequest(mechanism="PLAIN")
+    authenticate = c.package.module("sasl_authenticate").SaslAuthenticateRequest(
+        auth_bytes=b"\x00alice\x00wrong"
+    )
+    with raw(c) as sock:
+        send(c, sock, handshake, 1)
+        assert receive(c, sock, ApiKey.SASL_HANDSHAKE, 1).error_code == 0
+        send(c, sock, authenticate, 2, cid=2)
+        for n in range(20):
+            send(c, sock, metadata_request(c, None), 12, cid=3 + n)
+        answer = receive(c, sock, ApiKey.SASL_AUTHENTICATE, 2)
+        assert answer is not None
+        assert (answer.error_code, answer.error_message) == (
+            SASL_AUTHENTICATION_FAILED,
+            "Authentication failed: Invalid username or password",
+        )
+        assert receive(c, sock, ApiKey.METADATA, 12) is None  # then closed, nothing more

@@ -169,7 +169,19 @@ class Channel:
         if sent:
             self.server.touch(self)
         if self.closing and not self.out and not self.delayed:
-            self.close()
+            self._close_after_answers()
+
+    def _close_after_answers(self) -> None:
+        """Close once the last answers are sent: end our side, drop what the peer sent
+        meanwhile (a close with unread bytes resets the connection, and the peer may lose
+        the answer), then close."""
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+            while self.sock.recv(RECV_SIZE):
+                pass
+        except OSError:
+            pass  # nothing more to read now, or the peer is gone
+        self.close()
 
     def interest(self) -> None:
         """Read while the connection may take more; write while answers wait."""
