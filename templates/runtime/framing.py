@@ -134,10 +134,19 @@ def decode_response(frame: Buffer, api_key: int, api_version: int) -> tuple[Resp
 
 def encode_response(header: ResponseHeader, body: Any, api_key: int, api_version: int) -> bytes:
     """A response frame (without size prefix) to a request of ``api_key`` at ``api_version``."""
+    head, payload = encode_response_parts(header, body, api_key, api_version)
+    return head + payload
+
+
+def encode_response_parts(
+    header: ResponseHeader, body: Any, api_key: int, api_version: int
+) -> tuple[bytes, bytes]:
+    """``encode_response`` as (header, body) bytes, not joined: a broker sends a large
+    Fetch response without copying it once more."""
     if getattr(body, "API_KEY", None) != api_key:
         raise EncodeError(
             f"api key {api_key} was asked for, the body is a {type(body).__name__}", "", body
         )
     header_version = response_header_version(api_key, api_version)
     payload: bytes = body.encode(api_version)
-    return header.encode(header_version) + payload
+    return header.encode(header_version), payload

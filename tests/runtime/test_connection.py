@@ -888,6 +888,20 @@ def test_server_takes_reused_correlation_ids_and_trailing_bytes(k: SimpleNamespa
         k.framing.decode_request(metadata + b"\x00\x00\x00")  # strict by default
 
 
+def test_server_parts_to_send_are_the_frames_unjoined(k: SimpleNamespace) -> None:
+    server = k.C.ServerConnection()
+    frame = k.framing.encode_request(
+        k.headers.RequestHeader(3, 12, 5, "a"), k.md.MetadataRequest(topics=None)
+    )
+    [event] = server.receive_data(prefixed(frame))
+    response = k.md.MetadataResponse(cluster_id="c")
+    server.send_response(event, response)
+    head, body = server.parts_to_send()  # the size and header, then the body as encoded
+    assert body == response.encode(12) and server.data_to_send() == b""
+    header = k.headers.ResponseHeader(5)
+    assert head + body == prefixed(k.framing.encode_response(header, response, 3, 12))
+
+
 def test_server_acks0_produce_expects_no_response(k: SimpleNamespace) -> None:
     server = k.C.ServerConnection()
     request = k.produce.ProduceRequest(acks=0, timeout_ms=10)

@@ -303,15 +303,16 @@ class Channel:
     def take_output(self, event: Any, delay: float = 0.0) -> None:
         """Queue the answer the connection wrote, ``delay`` seconds from now at the earliest
         (and the broker's round-trip time)."""
-        data = self.conn.data_to_send()
-        if data:
+        parts = self.conn.parts_to_send()  # a large Fetch body apart: sent as it is
+        if parts:
             if self.server.routes.record is not None and event is not None:
-                self.server.record(self, "response", event, data[4:])  # without the size
+                self.server.record(self, "response", event, b"".join(parts)[4:])  # no size
             rtt = max(self.server.rtt(self.node.node_id), delay)
             if rtt or self.delayed:
-                self._hold_back(data, rtt)
+                self._hold_back(b"".join(parts), rtt)
             else:
-                self.queue_raw(self.tls.wrap(data) if self.tls is not None else data)
+                for part in parts:
+                    self.queue_raw(self.tls.wrap(part) if self.tls is not None else part)
 
     def queue_raw(self, data: bytes) -> None:
         """Bytes to send as they are (encrypted already on a TLS connection)."""

@@ -150,15 +150,17 @@ class PartitionLog:
     def read(self, offset: int, max_bytes: int, upto: int, *, at_least_one: bool = True) -> bytes:
         """Batches from the one holding ``offset`` on, below ``upto``, within ``max_bytes``;
         with ``at_least_one``, the first batch even when it is larger."""
-        out = bytearray()
+        parts: list[bytes] = []
+        size = 0
         for index in range(self._first_index(offset), len(self.batches)):
             batch = self.batches[index]
             if batch.base_offset >= upto:
                 break
-            if len(out) + len(batch.data) > max_bytes and (out or not at_least_one):
+            if size + len(batch.data) > max_bytes and (parts or not at_least_one):
                 break
-            out += batch.data
-        return bytes(out)
+            parts.append(batch.data)
+            size += len(batch.data)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def readable(self, offset: int, upto: int, enough: int) -> int:
         """The bytes a read from ``offset`` below ``upto`` would return, counted up to

@@ -22,6 +22,7 @@ from ._events import (
 )
 from ._policy import (
     _INT16,
+    _INT32,
     API_VERSIONS,
     expects_response,
     SASL_HANDSHAKE,
@@ -44,7 +45,7 @@ class ServerConnection:
     def __init__(self, *, max_frame_size: int = framing.DEFAULT_MAX_FRAME_SIZE) -> None:
         self.max_frame_size = max_frame_size
         self._buffer = bytearray()
-        self._out = bytearray()
+        self._out: list[bytes] = []
         # correlation id -> (api key, version) of the requests awaiting an answer with it,
         # oldest first: a client may reuse an id (Kafka's brokers only echo it back)
         self._pending: dict[int, list[tuple[int, int]]] = {}
@@ -56,9 +57,16 @@ class ServerConnection:
         return len(self._buffer)
 
     def data_to_send(self) -> bytes:
-        data = bytes(self._out)
+        data = b"".join(self._out)
         self._out.clear()
         return data
+
+    def parts_to_send(self) -> list[bytes]:
+        """``data_to_send`` in parts, not joined (the frames in order, a large body apart):
+        for a sender that writes a list of buffers at once (``socket.sendmsg``)."""
+        parts = self._out
+        self._out = []
+        return parts
 
     def receive_data(self, data: bytes, now: float = 0.0) -> list[Event]:
         """Feed bytes from the client (b"" when it closed); never raises on them."""
@@ -148,8 +156,10 @@ class ServerConnection:
         entry = API_KEYS[api_key]
         if not entry.min_version <= api_version <= entry.max_version:
             api_version = 0  # only ApiVersions gets here, answered KIP-511's way
-        frame = framing.encode_response(ResponseHeader(cid), response, api_key, api_version)
-        self._out += framing.add_size_prefix(frame)
+        head, payload = framing.encode_response_parts(
+            ResponseHeader(cid), response, api_key, api_version
+        )
+        self._out += [_INT32.pack(len(head) + len(payload)) + head, payload]
         if api_key == SASL_HANDSHAKE and api_version == 0 and response.error_code == 0:
             self._raw_sasl = True  # KIP-43: raw tokens follow
 
@@ -211,7 +221,7 @@ class ServerConnection:
         """Answer a raw SASL token (after SaslHandshake v0); ``last`` ends the raw mode."""
         if not self._raw_sasl:
             raise LocalProtocolError("raw SASL tokens follow a SaslHandshake v0 only")
-        self._out += framing.add_size_prefix(token)
+        self._out.append(framing.add_size_prefix(token))
         if last:
             self._raw_sasl = False
 
