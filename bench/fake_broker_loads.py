@@ -85,6 +85,71 @@ def tansu() -> Iterator[Target]:
         handle.stop()
 
 
+#: A server that answers every request with canned bytes (its correlation id put in) and
+#: does nothing else: the most any Python server could do for a client one request at a time.
+CANNED_SERVER = """
+import socket, struct, sys
+answers = {int(k): bytes.fromhex(v) for k, v in (a.split("=") for a in sys.argv[1:])}
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen()
+print(server.getsockname()[1], flush=True)
+while True:
+    peer, _ = server.accept()
+    peer.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    buffer = b""
+    while True:
+        data = peer.recv(65536)
+        if not data:
+            break
+        buffer += data
+        while len(buffer) >= 4:
+            size = struct.unpack_from(">i", buffer)[0] + 4
+            if len(buffer) < size:
+                break
+            api_key, _, cid = struct.unpack_from(">hhi", buffer, 4)
+            buffer = buffer[size:]
+            answer = answers[api_key]
+            peer.sendall(struct.pack(">ii", len(answer), cid) + answer[4:])
+    peer.close()
+"""
+
+
+@contextmanager
+def canned_server(answers: dict[int, bytes]) -> Iterator[Target]:
+    """``CANNED_SERVER`` with ``answers`` (api key -> a response frame without its size)."""
+    args = [f"{key}={frame.hex()}" for key, frame in answers.items()]
+    process = subprocess.Popen(
+        [sys.executable, "-c", CANNED_SERVER, *args], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield Target("canned answers", int(process.stdout.readline()), process.kill)
+    finally:
+        process.kill()
+        process.wait()
+
+
+def canned_answers(package: GeneratedPackage, port: int) -> dict[int, bytes]:
+    """The broker's answers to what ``round_trips`` sends: ApiVersions and Metadata, at
+    the versions our client uses, as frames without their size."""
+    api_versions = package.module("api_versions").ApiVersionsRequest(
+        client_software_name="bench", client_software_version="1"
+    )
+    with client(package, port) as c:
+        versions = {3: c.connection.version_for(3), 18: c.ready.api_versions_version}
+    requests = {3: metadata_request(package, "rt"), 18: api_versions}
+    answers = {}
+    for key, request in requests.items():
+        with socket.create_connection((HOST, port)) as sock:
+            sock.sendall(frame(package, request, versions[key], 1))
+            data = b""
+            while len(data) < 4 or len(data) < struct.unpack_from(">i", data)[0] + 4:
+                data += sock.recv(1 << 16)
+            answers[key] = data[4:]
+    return answers
+
+
 # --- our client ---------------------------------------------------------------------------
 
 
