@@ -64,6 +64,7 @@ class Shapes:
         self._conforms: dict[tuple[type, type, Names], bool] = {}
         self._builds: dict[tuple[type, Names, tuple[str, ...]], tuple[str | None, ...]] = {}
         self._fittings: dict[tuple[type, int], _Fitting] = {}
+        self._items: dict[tuple[type, str, Names], type] = {}
 
     # --- fields and their names ---------------------------------------------------------
 
@@ -99,9 +100,13 @@ class Shapes:
 
     def item(self, cls: type, name: str, names: Names = PLAIN) -> Any:
         """The class of the structs in field ``name`` of ``cls``."""
+        found = self._items.get((cls, name, names))
+        if found is not None:
+            return found
         attr = self.attr(cls, name, names)
         for spec in self.codecs[cls].fields:
             if spec[0] == attr and len(spec) > 2:
+                self._items[(cls, name, names)] = spec[2]
                 return spec[2]
         raise KeyError(f"{cls.__name__} has no struct field {name}")
 
