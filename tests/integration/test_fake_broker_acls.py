@@ -621,3 +621,29 @@ def test_kafka_python_denied_then_granted(secured: FakeCluster) -> None:
     deleted = admin.delete_acls([everything])
     assert len(deleted[0][1]) == 3
     admin.close()
+
+
+def test_authorized_operations_in_metadata_and_describe_cluster(enforced: FakeCluster) -> None:
+    c = enforced
+    build = Requests(c.package)
+    describe = build.make(ApiKey.DESCRIBE_CLUSTER, include_cluster_authorized_operations=True)
+    metadata = build.make(
+        ApiKey.METADATA,
+        topics=[{"name": "t"}],
+        include_topic_authorized_operations=True,
+        allow_auto_topic_creation=False,
+    )
+    with as_user(c, "alice") as alice:
+        assert alice.request(describe).cluster_authorized_operations == 0  # no DESCRIBE
+        grant(
+            c,
+            acl(CLUSTER, "kafka-cluster", Operation.DESCRIBE),
+            acl(CLUSTER, "kafka-cluster", Operation.CREATE),
+            acl(TOPIC, "t", Operation.WRITE),
+        )
+        bits = (1 << Operation.DESCRIBE) | (1 << Operation.CREATE)
+        assert alice.request(describe).cluster_authorized_operations == bits
+        (topic,) = alice.request(metadata).topics
+        assert topic.topic_authorized_operations == (1 << Operation.WRITE) | (
+            1 << Operation.DESCRIBE
+        )

@@ -14,6 +14,7 @@ OffsetForLeaderEpoch         DESCRIBE on each topic
 Metadata                     DESCRIBE on each topic: a listing of every topic leaves the
                              others out, named ones get TOPIC_AUTHORIZATION_FAILED; creating
                              one needs CREATE on the cluster or the topic
+DescribeCluster              (the cluster's authorized operations need DESCRIBE on it)
 CreateTopics / DeleteTopics  CREATE (on the cluster, else each topic) / DELETE on each topic
 DescribeConfigs              DESCRIBE_CONFIGS on each topic, or on the cluster for brokers
 FindCoordinator              DESCRIBE on the group or transactional id
@@ -200,10 +201,27 @@ def metadata(call: Call, authorizer: Authorizer, answer: Answer) -> Any:
                         call.principal, call.client_host, ResourceType.TOPIC, t.name
                     )
         if get(call, call.request, "include_cluster_authorized_operations"):
-            response.cluster_authorized_operations = authorizer.authorized_operations(
-                call.principal, call.client_host, ResourceType.CLUSTER, CLUSTER_NAME
-            )
+            response.cluster_authorized_operations = cluster_operations(call, authorizer)
         response.topics = tuple(listed)
+        return response
+
+    return after(answer(call), change)
+
+
+def cluster_operations(call: Call, authorizer: Authorizer) -> int:
+    """The cluster's ``*_authorized_operations``: 0 without DESCRIBE on it (Kafka's
+    ``AuthHelper``)."""
+    if not allowed(call, authorizer, Operation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        return 0
+    return authorizer.authorized_operations(
+        call.principal, call.client_host, ResourceType.CLUSTER, CLUSTER_NAME
+    )
+
+
+def describe_cluster(call: Call, authorizer: Authorizer, answer: Answer) -> Any:
+    def change(response: Any) -> Any:
+        if get(call, call.request, "include_cluster_authorized_operations"):
+            response.cluster_authorized_operations = cluster_operations(call, authorizer)
         return response
 
     return after(answer(call), change)
@@ -365,6 +383,7 @@ GUARDS: dict[int, Guard] = {
     ApiKey.LIST_OFFSETS: on_topics(Operation.DESCRIBE),
     ApiKey.OFFSET_FOR_LEADER_EPOCH: on_topics(Operation.DESCRIBE),
     ApiKey.METADATA: metadata,
+    ApiKey.DESCRIBE_CLUSTER: describe_cluster,
     ApiKey.CREATE_TOPICS: create_topics,
     ApiKey.DELETE_TOPICS: on_topics(Operation.DELETE),
     ApiKey.DESCRIBE_CONFIGS: describe_configs,
