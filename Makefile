@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+KAFKAJS := $(VENV)/kafkajs
 SPECGEN := $(PY) -m kafka_specgen.cli
 SPECS ?= specs
 OUT := generated
@@ -27,17 +28,28 @@ generate: $(VENV)/.installed ## generate generated/kafka_messages from specs/ (o
 check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
 	$(SPECGEN) generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE) --check
 
-test: $(VENV)/.installed system-deps ## run every test (Spark, live broker and browser tests included)
+test: $(VENV)/.installed system-deps $(KAFKAJS)/.installed ## run every test (Spark, live broker and browser tests included)
 	$(PY) -m pytest -q
 
 test-layout: $(VENV)/.installed ## hold every corpus, both flavours, to black's layout (make test checks the newest corpus); ~2 min
 	KAFKA_SPECGEN_LAYOUT=all $(PY) -m pytest -q tests/generator/test_layout.py
 
-# The pipeline's tests need Java 17+ (PySpark) and the report's test Debian's Chromium:
-# installed with apt-get where missing (as root), else one line says how.
+# The pipeline's tests need Java 17+ (PySpark), the report's test Debian's Chromium, the fake
+# broker's client matrix kcat and Node.js: installed with apt-get where missing (as root),
+# else one line says how.
 system-deps:
 	@java -version >/dev/null 2>&1 || $(call apt_install,openjdk-17-jre-headless default-jre-headless,java)
 	@command -v chromium >/dev/null 2>&1 || $(call apt_install,chromium,chromium)
+	@command -v kcat >/dev/null 2>&1 || $(call apt_install,kcat,kcat)
+	@command -v npm >/dev/null 2>&1 || $(call apt_install,npm,npm)
+
+# KafkaJS for the fake broker's client matrix, from npm at the version pinned by
+# tests/support/kafkajs/package-lock.json, into .venv/kafkajs (npm ci: exactly the lock).
+$(KAFKAJS)/.installed: tests/support/kafkajs/package.json tests/support/kafkajs/package-lock.json | system-deps
+	mkdir -p $(KAFKAJS)
+	cp tests/support/kafkajs/package.json tests/support/kafkajs/package-lock.json $(KAFKAJS)/
+	cd $(KAFKAJS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # $(call apt_install,PACKAGES (first that installs wins),COMMAND)
 apt_install = { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -94,7 +106,7 @@ bench-pipeline: $(VENV)/.installed ## pipeline frames/s on a synthetic capture (
 bench-connection: $(VENV)/.installed ## the connection layer per request beside bare framing and kafka-python's KafkaProtocol -> bench/CONNECTION.md
 	$(PY) bench/connection_bench.py --json bench/connection_results.json --markdown bench/CONNECTION.md
 
-bench-fake-broker: $(VENV)/.installed ## consume from the fake broker with our client, kafka-python and aiokafka; its Produce requests/s from librdkafka -> bench/FAKE_BROKER.md
+bench-fake-broker: $(VENV)/.installed ## the fake broker beside Tansu on the same loads (round trips, pipelined requests, batched produce, consume with three clients, latency beside parked Fetches) -> bench/FAKE_BROKER.md; run it on a quiet machine
 	$(PY) bench/fake_broker_bench.py --json bench/fake_broker_results.json --markdown bench/FAKE_BROKER.md
 bench: bench-codecs bench-records bench-connection bench-fake-broker bench-pipeline ## every benchmark: codecs, record batches, the connection and the fake broker beside the peers, then the Spark pipeline
 

@@ -1,234 +1,205 @@
-"""Consuming from the fake broker with three clients, and the fake broker's own request rate
-(``make bench-fake-broker``).
+"""The fake broker beside Tansu, on the same loads in the same run
+(``make bench-fake-broker``): what users would start instead, on this machine, so compare
+the ratios (a client on this machine limits some figures).
 
-- Consume N records (1 KiB values; uncompressed and lz4) from one partition: our blocking
-  ``Client`` on ``ClientConnection`` with ``records``, kafka-python 3 and aiokafka; records/s
-  and our ratio to each.
-- The fake broker's request rate: librdkafka's producer sending one small record per
-  Produce request, each waiting for its answer (``flush`` after every record); Produce
-  requests/s, the round trips the broker sustains for one connection.
+- synchronous round trips/s, one request at a time: Metadata from our blocking client, and
+  librdkafka producing one record and flushing (target: 1.5x Tansu or more);
+- requests/s with several pipelined clients (target: 20,000/s or more);
+- librdkafka's batched produce, records/s;
+- consume records/s: our client, kafka-python and aiokafka;
+- other clients' p99 latency while 20 Fetches are parked and one peer does not read
+  (target: under 50 ms).
 
-    python bench/fake_broker_bench.py [--records N] [--specs PATH] [--json PATH] [--markdown PATH]
+Each broker runs in its own process; the machine's load average is recorded with the
+figures.
+
+    python bench/fake_broker_bench.py [--quick] [--specs PATH] [--json PATH] [--markdown PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from kafka_specgen.fake_broker import ApiKey, Call, FakeCluster  # noqa: E402
-from tests.support.genpkg import newest_corpus  # noqa: E402
+from bench import fake_broker_loads as loads  # noqa: E402
+from kafka_specgen.library import GeneratedPackage, generated_package  # noqa: E402
+from tests.support.genpkg import CORPORA  # noqa: E402
 
-VALUE = bytes(range(256)) * 4  # 1 KiB
-PER_BATCH = 500
-
-
-def fill(cluster: FakeCluster, topic: str, count: int, codec: str) -> None:
-    """``count`` records into partition 0, in batches built with ``records``."""
-    records = cluster.package.module("records")
-    produce = cluster.package.module("produce")
-    client_module = cluster.package.module("client")
-    host, port = cluster.bootstrap.rsplit(":", 1)
-    topic_id = cluster.state.topics[topic].topic_id
-    with client_module.Client.connect(host, int(port)) as client:
-        for start in range(0, count, PER_BATCH):
-            batch = records.build_batch(
-                [
-                    records.Record(i, 1_700_000_000_000, None, VALUE)
-                    for i in range(start, min(count, start + PER_BATCH))
-                ],
-                compression=records.Compression[codec.upper()],
-            )
-            data = produce.ProduceRequestPartitionProduceData(index=0, records=batch)
-            request = produce.ProduceRequest(
-                acks=1,
-                timeout_ms=5000,
-                topic_data=[
-                    produce.ProduceRequestTopicProduceData(
-                        name=topic, topic_id=topic_id, partition_data=[data]
-                    )
-                ],
-            )
-            client.request(request)
-
-
-def ours(cluster: FakeCluster, topic: str, count: int) -> int:
-    fetch = cluster.package.module("fetch")
-    records = cluster.package.module("records")
-    client_module = cluster.package.module("client")
-    host, port = cluster.bootstrap.rsplit(":", 1)
-    topic_id = cluster.state.topics[topic].topic_id
-    offset = got = 0
-    with client_module.Client.connect(host, int(port)) as client:
-        while got < count:
-            request = fetch.FetchRequest(
-                max_wait_ms=500,
-                min_bytes=1,
-                max_bytes=8 << 20,
-                topics=[
-                    fetch.FetchRequestFetchTopic(
-                        topic=topic,
-                        topic_id=topic_id,
-                        partitions=[
-                            fetch.FetchRequestFetchPartition(
-                                partition=0, fetch_offset=offset, partition_max_bytes=8 << 20
-                            )
-                        ],
-                    )
-                ],
-            )
-            data = client.request(request).responses[0].partitions[0].records
-            for batch in records.iter_batches(data):
-                for record in batch.records():
-                    if record.offset >= offset:
-                        got += 1
-                        offset = record.offset + 1
-    return got
-
-
-def kafka_python(cluster: FakeCluster, topic: str, count: int) -> int:
-    from kafka import KafkaConsumer, TopicPartition
-
-    consumer = KafkaConsumer(
-        bootstrap_servers=cluster.bootstrap,
-        auto_offset_reset="earliest",
-        enable_auto_commit=False,
-        consumer_timeout_ms=30000,
-        fetch_max_bytes=8 << 20,
-        max_partition_fetch_bytes=8 << 20,
-    )
-    consumer.assign([TopicPartition(topic, 0)])
-    got = 0
-    for _ in consumer:
-        got += 1
-        if got == count:
-            break
-    consumer.close()
-    return got
-
-
-def aiokafka(cluster: FakeCluster, topic: str, count: int) -> int:
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-
-    async def run() -> int:
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=cluster.bootstrap,
-            auto_offset_reset="earliest",
-            enable_auto_commit=False,
-            fetch_max_bytes=8 << 20,
-            max_partition_fetch_bytes=8 << 20,
-        )
-        await consumer.start()
-        consumer.assign([TopicPartition(topic, 0)])
-        got = 0
-        try:
-            while got < count:
-                batches = await consumer.getmany(timeout_ms=1000, max_records=10000)
-                got += sum(len(messages) for messages in batches.values())
-        finally:
-            await consumer.stop()
-        return got
-
-    return asyncio.run(run())
-
-
-CONSUMERS: dict[str, Callable[[FakeCluster, str, int], int]] = {
-    "ours (Client + records)": ours,
-    "kafka-python": kafka_python,
-    "aiokafka": aiokafka,
+SPECS = CORPORA / "4.1.2"
+FULL = {
+    "round_trips": 5000,
+    "librdkafka_round_trips": 3000,
+    "pipelined_clients": 4,
+    "pipelined_depth": 32,
+    "pipelined_seconds": 5.0,
+    "batched_records": 200_000,
+    "batched_size": 100,
+    "consume_records": 20_000,
+    "parked": 20,
+    "parked_round_trips": 1000,
+}
+QUICK = {
+    **FULL,
+    "round_trips": 200,
+    "librdkafka_round_trips": 50,
+    "pipelined_clients": 2,
+    "pipelined_seconds": 1.0,
+    "batched_records": 2000,
+    "consume_records": 600,
+    "parked_round_trips": 100,
+}
+SMOKE = {
+    **QUICK,
+    "round_trips": 20,
+    "librdkafka_round_trips": 10,
+    "pipelined_clients": 1,
+    "pipelined_seconds": 0.5,
+    "batched_records": 200,
+    "consume_records": 100,
+    "parked_round_trips": 20,
 }
 
 
-def consume_rates(specs: Path, count: int) -> dict[str, dict[str, float]]:
-    rates: dict[str, dict[str, float]] = {}
-    with FakeCluster(specs, topics={"none": 1, "lz4": 1}) as cluster:
-        for codec in ("none", "lz4"):
-            fill(cluster, codec, count, codec)
-            rates[codec] = {}
-            for name, consume in CONSUMERS.items():
-                started = time.perf_counter()
-                got = consume(cluster, codec, count)
-                elapsed = time.perf_counter() - started
-                assert got >= count, (name, codec, got)
-                rates[codec][name] = round(count / elapsed)
-    return rates
+def run(target: loads.Target, package: GeneratedPackage, load: dict[str, Any]) -> dict[str, Any]:
+    port = target.port
+    loads.create_topics(
+        package, port, {"rt": 1, "batched": 1, "none": 1, "lz4": 1, "parked": 1, "full": 1}
+    )
+    loads.fill(package, port, "none", load["consume_records"])
+    loads.fill(package, port, "lz4", load["consume_records"], "lz4")
+    loads.fill(package, port, "full", 2 * loads.PER_BATCH)
+    out: dict[str, Any] = {}
+    out["round_trips"] = loads.round_trips(package, port, load["round_trips"])
+    out["librdkafka_round_trips"] = loads.librdkafka_round_trips(
+        port, load["librdkafka_round_trips"]
+    )
+    out["pipelined"] = loads.pipelined(
+        package,
+        port,
+        load["pipelined_clients"],
+        load["pipelined_depth"],
+        load["pipelined_seconds"],
+    )
+    out["batched_produce"] = loads.batched_produce(
+        port, load["batched_records"], load["batched_size"]
+    )
+    for codec in ("none", "lz4"):
+        for name, rate in loads.consume(package, port, codec, load["consume_records"]).items():
+            out[f"consume {codec}: {name}"] = rate
+    latency = loads.parked_latency(package, port, load["parked"], load["parked_round_trips"])
+    out.update({f"parked_{k}": v for k, v in latency.items()})
+    return out
 
 
-def broker_rate(specs: Path, count: int) -> dict[str, float]:
-    from confluent_kafka import Producer
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
-    with FakeCluster(specs, topics={"rate": 1}) as cluster:
-        seen = [0]
 
-        def counted(call: Call) -> Any:
-            seen[0] += 1
-            return None  # the usual answer
-
-        cluster.control(ApiKey.PRODUCE, counted)
-        config = {"bootstrap.servers": cluster.bootstrap, "linger.ms": 0, "acks": 1}
-        producer = Producer(config)
-        producer.produce("rate", value=b"warm-up")
-        producer.flush(10)
-        seen[0] = 0
-        started = time.perf_counter()
-        for _ in range(count):
-            producer.produce("rate", value=b"x")
-            producer.flush(10)  # one request at a time: each waits for its answer
-        elapsed = time.perf_counter() - started
-    return {
-        "produce_requests": seen[0],
-        "seconds": round(elapsed, 2),
-        "requests_per_s": round(seen[0] / elapsed),
+def measure(specs: Path, load: dict[str, Any]) -> dict[str, Any]:
+    package = generated_package([specs])
+    brokers: dict[str, Callable[[], AbstractContextManager[loads.Target]]] = {
+        "fake broker": lambda: loads.fake_broker(specs),
+        "Tansu": loads.tansu,
     }
+    result: dict[str, Any] = {"load": load, "load_average_before": load_average()}
+    figures: dict[str, dict[str, Any]] = {}
+    canned: dict[int, bytes] = {}
+    for name, start in brokers.items():
+        with start() as target:
+            time.sleep(0.5)
+            figures[name] = run(target, package, load)
+            if name == "fake broker":
+                canned = loads.canned_answers(package, target.port)
+    with loads.canned_server(canned) as server:
+        result["canned_round_trips"] = loads.round_trips(package, server.port, load["round_trips"])
+    result["figures"] = figures
+    result["load_average_after"] = load_average()
+    fake, tansu = figures["fake broker"], figures["Tansu"]
+    result["ratios"] = {
+        key: fake[key] / tansu[key] if not key.startswith("parked") else tansu[key] / fake[key]
+        for key in fake
+        if tansu.get(key)
+    }
+    result["targets"] = {
+        "round_trips >= 1.5x Tansu": result["ratios"]["round_trips"] >= 1.5,
+        "pipelined >= 20,000 requests/s": fake["pipelined"] >= 20_000,
+        "parked p99 < 50 ms": fake["parked_p99_ms"] < 50,
+    }
+    return result
+
+
+UNITS = {
+    "round_trips": "Metadata round trips/s (our blocking client, one at a time)",
+    "librdkafka_round_trips": "librdkafka Produce round trips/s (one record + flush)",
+    "pipelined": "requests/s, pipelined clients",
+    "batched_produce": "librdkafka batched produce, records/s",
+    "parked_p50_ms": "other clients' p50 ms, 20 parked Fetches + a non-reader",
+    "parked_p99_ms": "other clients' p99 ms, 20 parked Fetches + a non-reader",
+    "parked_max_ms": "other clients' max ms, 20 parked Fetches + a non-reader",
+}
 
 
 def markdown(result: dict[str, Any]) -> str:
+    load = result["load"]
+    fake, tansu = result["figures"]["fake broker"], result["figures"]["Tansu"]
     lines = [
-        "# Consuming from the fake broker",
+        "# The fake broker beside Tansu",
         "",
-        f"{result['records']:,} records of 1 KiB from one partition (`make bench-fake-broker`).",
+        "The same loads against both brokers, each in its own process, in one run "
+        "(`make bench-fake-broker`). A client on this machine limits some figures: compare "
+        "the ratios. Load average (1, 5, 15 min) before: "
+        f"{result['load_average_before']}, after: {result['load_average_after']}.",
         "",
-        "| codec | client | records/s | ours relative to it |",
+        f"Pipelined: {load['pipelined_clients']} client processes, {load['pipelined_depth']} "
+        f"Metadata requests in flight each, {load['pipelined_seconds']:g} s. Batched: "
+        f"{load['batched_records']:,} records of {load['batched_size']} B. Consume: "
+        f"{load['consume_records']:,} records of 1 KiB from one partition. Latency: "
+        f"{load['parked_round_trips']:,} Metadata round trips.",
+        "",
+        "| load | fake broker | Tansu | fake relative to Tansu |",
         "|---|---|---|---|",
     ]
-    for codec, rates in result["consume"].items():
-        mine = rates["ours (Client + records)"]
-        for name, rate in rates.items():
-            ratio = "-" if name.startswith("ours") else f"{mine / rate:.2f}x"
-            lines.append(f"| {codec} | {name} | {rate:,} | {ratio} |")
-    b = result["broker"]
+    for key in fake:
+        label = UNITS.get(key, f"{key}, records/s")
+        ratio = result["ratios"].get(key)
+        better = "" if ratio is None else f"{ratio:.2f}x"
+        digits = 1 if key.startswith("parked") else 0
+        lines.append(f"| {label} | {fake[key]:,.{digits}f} | {tansu[key]:,.{digits}f} | {better} |")
     lines += [
         "",
-        f"The fake broker answered {b['produce_requests']:,} Produce requests from "
-        f"librdkafka (one record each, one at a time) in {b['seconds']} s: "
-        f"{b['requests_per_s']:,} requests/s.",
+        "Latency ratios are Tansu's over the fake broker's (above 1: the fake is faster).",
+        "",
+        "For scale: a Python server that answers the same Metadata requests with canned bytes "
+        f"and does nothing else served {result['canned_round_trips']:,.0f} round trips/s to "
+        "the same client in the same run: the most any broker written in Python could give "
+        "it, one request at a time.",
         "",
     ]
-    return "\n".join(lines)
+    lines += ["| target | met |", "|---|---|"]
+    lines += [f"| {name} | {'yes' if met else 'NO'} |" for name, met in result["targets"].items()]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=20000, help="records to consume")
-    parser.add_argument("--requests", type=int, default=5000, help="records librdkafka sends")
-    parser.add_argument("--specs", type=Path, default=None, help="spec set (default: newest)")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="small loads (figures are noise)")
+    size.add_argument("--smoke", action="store_true", help="tiny loads: does every load run?")
+    parser.add_argument("--specs", type=Path, default=SPECS, help="spec set (default: 4.1.2)")
     parser.add_argument("--json", type=Path, help="write the figures as JSON here")
     parser.add_argument("--markdown", type=Path, help="write a markdown summary here")
     args = parser.parse_args(argv)
-    specs = args.specs or newest_corpus()
-    result = {
-        "records": args.records,
-        "consume": consume_rates(specs, args.records),
-        "broker": broker_rate(specs, args.requests),
-    }
+    result = measure(args.specs, SMOKE if args.smoke else QUICK if args.quick else FULL)
     text = markdown(result)
     print(text, end="")
     if args.json:

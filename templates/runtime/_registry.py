@@ -25,6 +25,7 @@ class ApiEntry:
         "_module",
         "_request",
         "_response",
+        "_classes",
     )
 
     def __init__(
@@ -52,16 +53,22 @@ class ApiEntry:
         self._module = module
         self._request = request
         self._response = response
+        self._classes: tuple[Any, Any] | None = None
+
+    def _load(self) -> tuple[Any, Any]:
+        module = importlib.import_module(f".{self._module}", __package__)
+        self._classes = (getattr(module, self._request), getattr(module, self._response))
+        return self._classes
 
     @property
     def request(self) -> Any:
         """The request class (its module is imported on first use)."""
-        return getattr(importlib.import_module(f".{self._module}", __package__), self._request)
+        return (self._classes or self._load())[0]
 
     @property
     def response(self) -> Any:
         """The response class (its module is imported on first use)."""
-        return getattr(importlib.import_module(f".{self._module}", __package__), self._response)
+        return (self._classes or self._load())[1]
 
     @property
     def flexible_versions(self) -> range:

@@ -70,13 +70,18 @@ def _check_end(frame: Buffer, end: int, name: str) -> None:
         raise DecodeError(f"{len(frame) - end} trailing bytes after the body", end, name)
 
 
-def decode_request(frame: Buffer) -> tuple[RequestHeader, Any]:
-    """Decode a request frame (as a broker or proxy sees it): ``(header, body)``."""
+def decode_request(frame: Buffer, *, strict: bool = True) -> tuple[RequestHeader, Any]:
+    """Decode a request frame (as a broker or proxy sees it): ``(header, body)``.
+
+    ``strict=False`` ignores bytes after the body, as Kafka's brokers do (they read the
+    fields and never look at what is left: librdkafka 2.16 sends a Metadata v13 request for
+    every topic with three bytes too many)."""
     api_key, api_version = _api_version_of(frame)
     body_class = _body_class(api_key, api_version, "request")
     header, pos = RequestHeader.decode_from(frame, 0, request_header_version(api_key, api_version))
     body, end = body_class.decode_from(frame, pos, api_version)
-    _check_end(frame, end, body_class.__name__)
+    if strict:
+        _check_end(frame, end, body_class.__name__)
     return header, body
 
 
@@ -109,10 +114,19 @@ def decode_response(frame: Buffer, api_key: int, api_version: int) -> tuple[Resp
 
 def encode_response(header: ResponseHeader, body: Any, api_key: int, api_version: int) -> bytes:
     """A response frame (without size prefix) to a request of ``api_key`` at ``api_version``."""
+    head, payload = encode_response_parts(header, body, api_key, api_version)
+    return head + payload
+
+
+def encode_response_parts(
+    header: ResponseHeader, body: Any, api_key: int, api_version: int
+) -> tuple[bytes, bytes]:
+    """``encode_response`` as (header, body) bytes, not joined: a broker sends a large
+    Fetch response without copying it once more."""
     if getattr(body, "API_KEY", None) != api_key:
         raise EncodeError(
             f"api key {api_key} was asked for, the body is a {type(body).__name__}", "", body
         )
     header_version = response_header_version(api_key, api_version)
     payload: bytes = body.encode(api_version)
-    return header.encode(header_version) + payload
+    return header.encode(header_version), payload

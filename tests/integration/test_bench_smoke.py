@@ -257,13 +257,19 @@ def test_connection_bench_measures_three_sides() -> None:
     assert "| kafka-python KafkaProtocol |" in connection_bench.markdown(result)
 
 
-def test_fake_broker_bench_consumes_every_record(tmp_path: Path) -> None:
-    from bench import fake_broker_bench
+def test_fake_broker_bench_runs_every_load_on_both_brokers(tmp_path: Path) -> None:
+    from bench import fake_broker_bench, fake_broker_loads
 
     out = tmp_path / "fb.json"
-    assert fake_broker_bench.main(["--records", "300", "--requests", "20", "--json", str(out)]) == 0
+    assert fake_broker_bench.main(["--smoke", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
-    assert set(result["consume"]) == {"none", "lz4"}
-    for rates in result["consume"].values():
-        assert set(rates) == set(fake_broker_bench.CONSUMERS)
-    assert result["broker"]["produce_requests"] == 20
+    fake, tansu = result["figures"]["fake broker"], result["figures"]["Tansu"]
+    consumers = {f"consume {c}: {n}" for c in ("none", "lz4") for n in fake_broker_loads.CONSUMERS}
+    assert set(fake) == set(tansu) >= consumers | {"round_trips", "pipelined", "parked_p99_ms"}
+    assert all(value > 0 for value in [*fake.values(), *tansu.values()])
+    assert set(result["targets"]) == {
+        "round_trips >= 1.5x Tansu",
+        "pipelined >= 20,000 requests/s",
+        "parked p99 < 50 ms",
+    }
+    assert len(result["load_average_before"]) == 3 and result["canned_round_trips"] > 0

@@ -889,6 +889,44 @@ def test_server_violations_and_close(k: SimpleNamespace) -> None:
     assert names(server.receive_data(b"")) == ["ConnectionFailed"]
 
 
+def test_server_takes_reused_correlation_ids_and_trailing_bytes(k: SimpleNamespace) -> None:
+    """Kafka's brokers echo a correlation id back whatever it is, and read a request's fields
+    without looking at what follows them: so does the server side."""
+    server = k.C.ServerConnection()
+    metadata = k.framing.encode_request(
+        k.headers.RequestHeader(3, 12, 7, "a"), k.md.MetadataRequest(topics=None)
+    )
+    versions = k.framing.encode_request(
+        k.headers.RequestHeader(18, 2, 7, "a"), k.av.ApiVersionsRequest()
+    )
+    events = server.receive_data(prefixed(metadata + b"\x00\x00\x00") + prefixed(versions))
+    assert [(e.api_key, e.correlation_id) for e in events] == [(3, 7), (18, 7)]
+    server.send_response(7, k.md.MetadataResponse(cluster_id="c"))  # the oldest: v12
+    server.send_api_versions(events[1], {18: (0, 2)})
+    data = server.data_to_send()
+    first = struct.unpack_from(">i", data)[0] + 4
+    assert k.framing.decode_response(data[4:first], 3, 12)[1].cluster_id == "c"
+    assert k.framing.decode_response(data[first + 4 :], 18, 2)[1].api_keys[0].max_version == 2
+    with pytest.raises(k.C.LocalProtocolError):
+        server.send_response(7, k.md.MetadataResponse())  # both answered
+    with pytest.raises(k.errors.DecodeError, match="3 trailing bytes"):
+        k.framing.decode_request(metadata + b"\x00\x00\x00")  # strict by default
+
+
+def test_server_parts_to_send_are_the_frames_unjoined(k: SimpleNamespace) -> None:
+    server = k.C.ServerConnection()
+    frame = k.framing.encode_request(
+        k.headers.RequestHeader(3, 12, 5, "a"), k.md.MetadataRequest(topics=None)
+    )
+    [event] = server.receive_data(prefixed(frame))
+    response = k.md.MetadataResponse(cluster_id="c")
+    server.send_response(event, response)
+    head, body = server.parts_to_send()  # the size and header, then the body as encoded
+    assert body == response.encode(12) and server.data_to_send() == b""
+    header = k.headers.ResponseHeader(5)
+    assert head + body == prefixed(k.framing.encode_response(header, response, 3, 12))
+
+
 def test_server_acks0_produce_expects_no_response(k: SimpleNamespace) -> None:
     server = k.C.ServerConnection()
     request = k.produce.ProduceRequest(acks=0, timeout_ms=10)

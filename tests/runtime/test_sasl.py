@@ -382,3 +382,47 @@ def test_oauthbearer_token_callback_failures_are_sasl_errors(sasl: Any) -> None:
 def test_oauthbearer_server_refuses_malformed_messages(sasl: Any, message: bytes) -> None:
     with pytest.raises(sasl.SaslError):
         sasl.OAuthBearerServer(lambda t, e: "x").start().respond(message)
+
+
+def final_with_nonce(v: dict[str, Any], nonce: str) -> bytes:
+    """A client-final-message carrying ``nonce``, with the proof a client computes for it."""
+    name = v["hash"]
+    salted = hashlib.pbkdf2_hmac(name, b"pencil", base64.b64decode(v["salt"]), 4096)
+    client_key = hmac.new(salted, b"Client Key", name).digest()
+    stored_key = hashlib.new(name, client_key).digest()
+    without_proof = f"c=biws,r={nonce}"
+    auth = b",".join([v["client_first"][3:], v["server_first"], without_proof.encode()])
+    signature = hmac.new(stored_key, auth, name).digest()
+    proof = bytes(a ^ b for a, b in zip(client_key, signature))
+    return f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+
+
+@pytest.mark.parametrize(
+    ("check", "doubled", "other"),
+    [("exact", False, False), ("suffix", True, False), ("none", True, True)],
+)
+def test_nonce_checks_of_older_kafka(sasl: Any, check: str, doubled: bool, other: bool) -> None:
+    """librdkafka before 2.6.1 sends the client nonce twice: Kafka 3.7.2-3.9 accept it
+    ("suffix"), Kafka before the CVE-2024-56128 fix checks nothing ("none")."""
+    v = RFC7677
+    combined = v["client_nonce"] + v["server_nonce"]
+    salt = base64.b64decode(v["salt"])
+    credential = sasl.ScramCredential.from_password("pencil", v["hash"], salt, 4096)
+
+    def outcome(nonce: str) -> bool:
+        server = sasl.ScramServer(
+            "SCRAM", v["hash"], {"user": credential}.get, nonce=v["server_nonce"], nonce_check=check
+        )
+        exchange = server.start()
+        exchange.respond(v["client_first"])
+        try:
+            exchange.respond(final_with_nonce(v, nonce))
+        except sasl.SaslError:
+            return False
+        return bool(exchange.complete)
+
+    assert outcome(combined)
+    assert outcome(v["client_nonce"] + combined) is doubled
+    assert outcome("other") is other
+    with pytest.raises(ValueError, match="nonce_check"):
+        sasl.ScramServer("SCRAM", "sha256", {}.get, nonce_check="lenient")

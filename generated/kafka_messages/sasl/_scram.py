@@ -186,9 +186,16 @@ class ScramCredential:
         return cls(salt, iterations, keys.stored_key, keys.server_key)
 
 
+#: How a SCRAM server checks the nonce of the client-final-message: RFC 5802's equality,
+#: Kafka 3.7.2-3.9's suffix (librdkafka before 2.6.1 sends the client nonce twice), or not at
+#: all (Kafka before the CVE-2024-56128 fix).
+NONCE_CHECKS = ("exact", "suffix", "none")
+
+
 class ScramServer:
     """The server side of SCRAM: ``credentials(username)`` gives a ``ScramCredential`` or
-    None for an unknown user. ``nonce`` fixes the server's nonce part (for tests)."""
+    None for an unknown user. ``nonce`` fixes the server's nonce part (for tests);
+    ``nonce_check`` is one of ``NONCE_CHECKS`` (a test broker emulating an older Kafka)."""
 
     def __init__(
         self,
@@ -197,10 +204,14 @@ class ScramServer:
         credentials: Callable[[str], ScramCredential | None],
         *,
         nonce: str | None = None,
+        nonce_check: str = "exact",
     ) -> None:
         hashlib.new(hash_name)
+        if nonce_check not in NONCE_CHECKS:
+            raise ValueError(f"nonce_check is one of {', '.join(NONCE_CHECKS)}: {nonce_check!r}")
         self.mechanism = mechanism
         self.hash_name = hash_name
+        self.nonce_check = nonce_check
         self._credentials = credentials
         self._nonce = nonce
 
@@ -267,7 +278,8 @@ class ScramServerExchange:
         attrs = _attributes(without_proof, "client-final-message")
         if attrs.get("c") != base64.b64encode(gs2_header.encode()).decode():
             raise SaslError("SCRAM: channel binding does not match the GS2 header")
-        if attrs.get("r") != nonce:
+        sent, check = attrs.get("r") or "", self._server.nonce_check
+        if (check == "exact" and sent != nonce) or (check == "suffix" and not sent.endswith(nonce)):
             raise SaslError("SCRAM: nonce mismatch")
         hash_name = self._server.hash_name
         auth_message = f"{first_part},{without_proof}".encode()

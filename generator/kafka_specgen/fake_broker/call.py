@@ -32,6 +32,9 @@ class Call:
     limits: Limits = field(default_factory=Limits)
     names: Names = PLAIN
     """The older field names of the API (its handler's)."""
+    principal: str = "User:ANONYMOUS"
+    """Who sent it: ``User:NAME`` after SASL, ``User:ANONYMOUS`` without (as Kafka names
+    them in ACLs)."""
 
     # --- for control functions: lenient, fields the release lacks are left out ----------
 

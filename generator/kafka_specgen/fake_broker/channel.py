@@ -5,10 +5,16 @@ alone: while more than ``SEND_CAP`` bytes of answers wait to go out, its later r
 neither read nor answered; the other connections go on. A request whose answer waits (a
 ``Wait``) holds the requests behind it on its connection, as Kafka answers a connection's
 requests in order, until a signal it waits on fires or its deadline comes.
+
+On a TLS listener the bytes pass through the connection's ``tls.TlsSession``; on a SASL
+listener its ``authenticate.Authenticator`` answers the requests until the client has
+authenticated. A broker with a round-trip time (``broker_set_rtt``) holds each answer back
+that long before sending it, without holding the requests behind it.
 """
 
 from __future__ import annotations
 
+import itertools
 import selectors
 import socket
 import time
@@ -23,7 +29,9 @@ from .release import ANSWER, CLOSE, IGNORE
 from .waiting import Wait
 
 if TYPE_CHECKING:
+    from .authenticate import Authenticator
     from .server import Server
+    from .tls import TlsSession
 
 #: Answers waiting to be sent above which a connection is muted (no more reads, no more
 #: answers) until its peer reads them.
@@ -38,6 +46,8 @@ SERVE_BATCH = 32
 #: around its ``ServerConnection`` (a pre-2.4 KIP-511 answer) above which it is closed: the
 #: connection keeps a small record of each.
 UNANSWERED_CAP = 1024
+#: Send at most this many queued answers with one system call (sendmsg).
+SEND_BATCH = 64
 
 
 class Parked:
@@ -67,8 +77,19 @@ class Parked:
 
 
 class Channel:
-    def __init__(self, server: Server, sock: socket.socket, node: Any, conn_no: int) -> None:
+    def __init__(
+        self,
+        server: Server,
+        sock: socket.socket,
+        node: Any,
+        conn_no: int,
+        tls: TlsSession | None = None,
+        auth: Authenticator | None = None,
+    ) -> None:
         self.server, self.sock, self.node, self.conn_no = server, sock, node, conn_no
+        self.tls, self.auth = tls, auth
+        self.principal = "User:ANONYMOUS"
+        """Who the client is: ``User:NAME`` once it authenticated with SASL."""
         peer = sock.getpeername()
         self.client_host = str(peer[0])
         self.client_address = f"{peer[0]}:{peer[1]}"
@@ -82,6 +103,13 @@ class Channel:
         self.events = 0
         self.closed = False
         self.unanswered = 0
+        self.closing = False
+        """Closed once the answers queued are sent (after a failed authentication)."""
+        self.delayed: deque[tuple[float, bytes]] = deque()
+        """Answers held back by the broker's round-trip time: (when to send, bytes)."""
+        self._release: Timer | None = None
+        self.deadline: Timer | None = None
+        """Closes the connection if TLS and SASL have not finished in time."""
         self._serving = False
         self.last_active = time.monotonic()
 
@@ -102,20 +130,36 @@ class Channel:
         except OSError:
             data = b""
         self.server.touch(self)
+        if self.tls is not None and data:
+            try:
+                data = self.tls.receive(data)
+            except self.tls.errors:  # a failed handshake, a bad record: as Kafka, close
+                self.close()
+                return
+            self.queue_raw(self.tls.outgoing())
+            if not data:
+                return
+        connection = self.server.connection
         for event in self.conn.receive_data(data, time.monotonic()):
-            if isinstance(event, self.server.connection.RequestReceived):
+            if isinstance(event, connection.RequestReceived):
                 self.server.record(self, "request", event, event.frame)
+                self.inbox.append(event)
+            elif self.auth is not None and isinstance(event, connection.SaslTokenReceived):
                 self.inbox.append(event)
             else:  # the client closed, or broke the protocol
                 self.close()
                 return
 
     def flush(self) -> None:
+        """Send what the peer takes: the queued answers, several per system call."""
         sent = False
-        while self.out and not self.closed:
-            chunk = self.out[0]
+        out = self.out
+        while out and not self.closed:
             try:
-                n = self.sock.send(chunk)
+                if len(out) == 1:
+                    n = self.sock.send(out[0])
+                else:
+                    n = self.sock.sendmsg(list(itertools.islice(out, SEND_BATCH)))
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
@@ -123,18 +167,33 @@ class Channel:
                 return
             sent = True
             self.out_bytes -= n
-            if n < len(chunk):
-                self.out[0] = chunk[n:]
+            while n and n >= len(out[0]):
+                n -= len(out.popleft())
+            if n:  # the peer took part of an answer: the rest waits for it
+                out[0] = out[0][n:]
                 break
-            self.out.popleft()
         if sent:
             self.server.touch(self)
+        if self.closing and not self.out and not self.delayed:
+            self._close_after_answers()
+
+    def _close_after_answers(self) -> None:
+        """Close once the last answers are sent: end our side, drop what the peer sent
+        meanwhile (a close with unread bytes resets the connection, and the peer may lose
+        the answer), then close."""
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+            while self.sock.recv(RECV_SIZE):
+                pass
+        except OSError:
+            pass  # nothing more to read now, or the peer is gone
+        self.close()
 
     def interest(self) -> None:
         """Read while the connection may take more; write while answers wait."""
         want = 0
         if not self.closed:
-            if self.out_bytes < SEND_CAP and len(self.inbox) < INBOX_CAP:
+            if self.out_bytes < SEND_CAP and len(self.inbox) < INBOX_CAP and not self.closing:
                 want |= selectors.EVENT_READ
             if self.out_bytes:
                 want |= selectors.EVENT_WRITE
@@ -157,7 +216,16 @@ class Channel:
     @property
     def busy(self) -> bool:
         """Whether it has requests under way (not idle, whatever its last I/O)."""
-        return bool(self.parked or self.inbox or self.out)
+        return bool(self.parked or self.inbox or self.out or self.delayed)
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether its TLS handshake (if any) and SASL authentication (if any) are done."""
+        return (self.tls is None or self.tls.handshaken) and (self.auth is None or self.auth.done)
+
+    def authentication_expired(self) -> None:
+        if not self.authenticated:
+            self.close()
 
     # --- answering --------------------------------------------------------------------
 
@@ -166,7 +234,7 @@ class Channel:
         a few at a time, then the other connections get a turn."""
         self._serving = False
         for _ in range(SERVE_BATCH):
-            if self.closed or self.parked is not None or not self.inbox:
+            if self.closed or self.closing or self.parked is not None or not self.inbox:
                 break
             if self.out_bytes >= SEND_CAP:
                 break
@@ -186,14 +254,19 @@ class Channel:
 
     def handle(self, event: Any) -> None:
         routes = self.server.routes
+        if routes.tracked is not None and hasattr(event, "api_key"):
+            routes.tracked.append(self.server.tracked(self, event))
         emulated = self.server.state.release
-        if emulated is not None:
+        if emulated is not None and hasattr(event, "api_key"):  # not a raw SASL token
             verdict = emulated.verdict(event.api_key, event.api_version)
             if verdict != ANSWER:  # CLOSE, or IGNORE: as a 0.9 broker, drop it
                 self.unanswered += verdict == IGNORE
                 if verdict == CLOSE or self.unanswered > UNANSWERED_CAP:
                     self.close()
                 return
+        if self.auth is not None and not self.auth.done:
+            self.auth.handle(self, event)
+            return
         if event.api_key == ApiKey.API_VERSIONS:
             self.answer_api_versions(event)
             return
@@ -218,6 +291,7 @@ class Channel:
             time.monotonic(),
             self.server.limits,
             handler.names,
+            self.principal,
         )
         self.settle(event, call, lambda: routes.answer(call))
 
@@ -259,16 +333,56 @@ class Channel:
             self.server.routes.failures.append(f"{type(exc).__name__}: {exc}")
             self.close()
 
-    def take_output(self, event: Any) -> None:
-        self.send_frame(event, self.conn.data_to_send())
+    def take_output(self, event: Any, delay: float = 0.0) -> None:
+        """Queue the answer the connection wrote, ``delay`` seconds from now at the earliest
+        (and the broker's round-trip time)."""
+        self.send_parts(event, self.conn.parts_to_send(), delay)  # a large Fetch body apart
 
     def send_frame(self, event: Any, data: bytes) -> None:
-        """Queue ``data`` (an answer to ``event``, size prefix included) to go out."""
+        """Queue ``data``, an answer to ``event`` written around the connection (size
+        prefix included), as ``take_output`` queues the connection's."""
+        self.send_parts(event, [data] if data else [], 0.0)
+
+    def send_parts(self, event: Any, parts: list[bytes], delay: float) -> None:
+        if parts:
+            if self.server.routes.record is not None and event is not None:
+                self.server.record(self, "response", event, b"".join(parts)[4:])  # no size
+            rtt = max(self.server.rtt(self.node.node_id), delay)
+            if rtt or self.delayed:
+                self._hold_back(b"".join(parts), rtt)
+            else:
+                for part in parts:
+                    self.queue_raw(self.tls.wrap(part) if self.tls is not None else part)
+
+    def queue_raw(self, data: bytes) -> None:
+        """Bytes to send as they are (encrypted already on a TLS connection)."""
         if data:
-            if self.server.routes.record is not None:  # the frame without its size prefix
-                self.server.record(self, "response", event, data[4:])
             self.out.append(memoryview(data))
             self.out_bytes += len(data)
+
+    def _hold_back(self, data: bytes, rtt: float) -> None:
+        """Send ``data`` ``rtt`` seconds from now, after the answers held back before it
+        (encrypted when it is sent, so the TLS records stay in order)."""
+        when = time.monotonic() + rtt
+        if self.delayed:
+            when = max(when, self.delayed[-1][0])
+        self.delayed.append((when, data))
+        if self._release is None:
+            self._release = self.server.loop.call_at(when, self._send_held)
+
+    def _send_held(self) -> None:
+        self._release = None
+        if self.closed:
+            return
+        now = time.monotonic()
+        while self.delayed and self.delayed[0][0] <= now:
+            data = self.delayed.popleft()[1]
+            self.queue_raw(self.tls.wrap(data) if self.tls is not None else data)
+        if self.delayed:
+            self._release = self.server.loop.call_at(self.delayed[0][0], self._send_held)
+        self.flush()
+        if not self.closed:
+            self.interest()
 
     # --- waiting answers --------------------------------------------------------------
 
@@ -322,8 +436,11 @@ class Channel:
             except (KeyError, ValueError):
                 pass
             self.events = 0
+        self.server.loop.cancel(self._release)
+        self.server.loop.cancel(self.deadline)
         self.inbox.clear()
         self.out.clear()
+        self.delayed.clear()
         self.out_bytes = 0
         self.sock.close()
         self.conn.close()

@@ -3,7 +3,7 @@ one event loop on a background thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -13,11 +13,15 @@ from ..errors import SpecError
 from ..library import GeneratedPackage, SpecSet, generated_package, spec_set
 from ..pipeline import frames
 from . import maintenance
+from .acl import Authorizer
 from .apikeys import ApiKey
+from .authorize import guard
 from .call import Call
 from .dispatch import Routes, advertised, erring, missing, serving
+from .faults import FaultInjection, Faults
 from .limits import Limits
 from .release import Emulation, UnknownRelease, describe, resolve
+from .security import Security, SecurityError
 from .server import Server, listen
 from .shapes import Shapes
 from .state import BrokerAddress, ClusterState
@@ -48,8 +52,13 @@ class FakeBrokerError(Exception):
     """A fake cluster that cannot start as asked (one line for the command line)."""
 
 
-class FakeCluster:
+class FakeCluster(FaultInjection):
     """A fake Kafka cluster of ``brokers`` brokers on loopback ports (see the package).
+
+    Security: ``users`` (name -> password) makes the listeners ask for SASL (PLAIN,
+    SCRAM-SHA-256, SCRAM-SHA-512, or ``sasl_mechanisms``); ``tls=True`` (or a folder for
+    the certificates) makes them TLS, ``ca_file`` being what clients trust; ``superusers``
+    turns ACLs on (Create/Describe/DeleteAcls), enforced on everyone else.
 
     Keyword arguments beyond the documented ones are limits (``Limits``' fields, at
     Kafka's defaults): ``message_max_bytes=``, ``fetch_max_bytes=``, ...
@@ -73,6 +82,10 @@ class FakeCluster:
         port: int = 0,
         record: Path | str | None = None,
         package: GeneratedPackage | None = None,
+        users: Mapping[str, str] | None = None,
+        superusers: Iterable[str] | None = None,
+        tls: bool | str | Path = False,
+        sasl_mechanisms: Iterable[str] | None = None,
         **limits: int,
     ) -> None:
         try:
@@ -137,11 +150,30 @@ class FakeCluster:
             self.accepted = emulation.accepted
         self.routes = Routes(serving({**self.accepted, **self.versions}), self.versions)
         self._record_file: TextIO | None = None
-        sockets = _listen_all(host, port, brokers)
+        try:
+            self.security = Security.build(
+                users=users,
+                mechanisms=sasl_mechanisms,
+                tls=tls,
+                hosts=[host],
+                package=package,
+                release=self.release,
+            )
+        except SecurityError as exc:
+            raise FakeBrokerError(str(exc)) from None
+        try:
+            sockets = _listen_all(host, port, brokers)
+        except FakeBrokerError:
+            self.security.close()
+            raise
         self.state = ClusterState(
             brokers=[BrokerAddress(n, host, s.getsockname()[1]) for n, s in enumerate(sockets)],
             release=emulation,
         )
+        if superusers is not None:
+            self.state.authorizer = Authorizer(superusers)
+            self.routes.guard = guard
+        self.routes.faults = Faults(self.state)
         self._server = Server(
             self.state,
             sockets,
@@ -151,6 +183,7 @@ class FakeCluster:
             package.module("connection"),
             registry,
             frames,
+            self.security,
         )
         self.state.timers = self._server.loop
         self.state.group_initial_rebalance_delay = (
@@ -179,6 +212,7 @@ class FakeCluster:
             return
         self._closed = True
         self._server.stop()
+        self.security.close()
         if self._record_file is not None:
             self._record_file.close()
             self._record_file = None
@@ -196,6 +230,16 @@ class FakeCluster:
         """``host:port`` of the first broker."""
         first = self.state.brokers[0]
         return f"{first.host}:{first.port}"
+
+    @property
+    def ca_file(self) -> Path | None:
+        """The CA certificate clients trust (``ssl.ca.location``), with TLS."""
+        return self.security.ca_file
+
+    @property
+    def security_protocol(self) -> str:
+        """PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (the clients' ``security.protocol``)."""
+        return self.security.protocol
 
     def call(self, fn: Callable[[], Any], timeout: float = 30.0) -> Any:
         """Run ``fn()`` on the cluster's loop, between two requests, and return what it
@@ -253,7 +297,15 @@ class FakeCluster:
     def inject(self, api_key: int, error_code: int, times: int = 1) -> None:
         """The next ``times`` answers to ``api_key`` carry ``error_code`` in every error
         field (NOT_LEADER_OR_FOLLOWER is 6, COORDINATOR_NOT_AVAILABLE 15, ...)."""
-        self.control(api_key, erring(self.routes.handlers[api_key].answer, error_code, times))
+        self.control(api_key, erring(self.routes.usual, error_code, times))
+
+    def _set_broker(self, node: int, up: bool) -> None:
+        """Broker ``node``'s listener down (its connections closed) or up again."""
+        change = self._server.set_up if up else self._server.set_down
+        try:
+            self.call(lambda: change(node))
+        except OSError as exc:
+            raise FakeBrokerError(f"broker {node} cannot listen again: {exc}") from None
 
     @property
     def failures(self) -> list[str]:

@@ -77,6 +77,36 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="append every frame to FILE in the capture format (for `kafka-specgen pipeline`)",
     )
+    security = parser.add_argument_group("security (default: PLAINTEXT, no ACLs)")
+    security.add_argument(
+        "--user",
+        action="append",
+        default=[],
+        metavar="NAME:PASSWORD",
+        help="a SASL user (repeatable): the listeners then ask for SASL PLAIN, SCRAM-SHA-256 "
+        "or SCRAM-SHA-512",
+    )
+    security.add_argument(
+        "--sasl-mechanisms",
+        metavar="NAME,...",
+        help="the SASL mechanisms the listeners offer (default: PLAIN,SCRAM-SHA-256,"
+        "SCRAM-SHA-512)",
+    )
+    security.add_argument(
+        "--tls",
+        type=Path,
+        metavar="DIR",
+        help="serve TLS with a self-signed CA and a server certificate for 127.0.0.1 and "
+        "localhost written into DIR (clients trust DIR/ca.pem; a CA already there is kept)",
+    )
+    security.add_argument(
+        "--superuser",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="a super user (repeatable; User:ANONYMOUS without SASL): enforces ACLs "
+        "(Create/Describe/DeleteAcls) on everyone else",
+    )
     limits = parser.add_argument_group("limits and settings (Kafka's defaults unless said)")
     for name, text, default in options():
         limits.add_argument(
@@ -100,6 +130,16 @@ def parse_topics(text: str) -> dict[str, int]:
     return topics
 
 
+def parse_users(entries: list[str]) -> dict[str, str]:
+    users: dict[str, str] = {}
+    for entry in entries:
+        name, sep, password = entry.partition(":")
+        if not sep or not name:
+            raise ValueError(f"--user: {entry!r} is not NAME:PASSWORD")
+        users[name] = password
+    return users
+
+
 def report(failures: list[str], reported: int) -> int:
     """Print the failures not printed yet (one line each, on stderr); how many are now."""
     for line in failures[reported:]:
@@ -115,6 +155,10 @@ def run(args: argparse.Namespace) -> int:
         if not sep or not host or not port.isdigit() or int(port) > 65535:
             raise ValueError(f"--listen {args.listen!r} is not HOST:PORT")
         topics = parse_topics(args.topics)
+        users = parse_users(args.user)
+        mechanisms = None
+        if args.sasl_mechanisms is not None:
+            mechanisms = [m.strip().upper() for m in args.sasl_mechanisms.split(",") if m.strip()]
         limits = {name: getattr(args, name) for name, _, _ in options()}
         for name, value in limits.items():
             if value < minimum(name):
@@ -132,6 +176,10 @@ def run(args: argparse.Namespace) -> int:
             host=host.strip("[]"),
             port=int(port),
             record=args.record,
+            users=users or None,
+            sasl_mechanisms=mechanisms,
+            tls=args.tls if args.tls is not None else False,
+            superusers=args.superuser,
             **limits,
         )
     except (ValueError, FakeBrokerError, SpecError) as exc:
@@ -143,6 +191,13 @@ def run(args: argparse.Namespace) -> int:
     with cluster:
         addresses = ", ".join(f"{b.host}:{b.port} (id {b.node_id})" for b in cluster.state.brokers)
         print(f"fake cluster speaking {cluster.description}: {addresses}", flush=True)
+        if cluster.security_protocol != "PLAINTEXT" or args.superuser:
+            facts = [f"security.protocol {cluster.security_protocol}"]
+            if cluster.ca_file is not None:
+                facts.append(f"CA {cluster.ca_file}")
+            if args.superuser:
+                facts.append(f"ACLs enforced (super users: {', '.join(args.superuser)})")
+            print("; ".join(facts), flush=True)
         for key, wanted in sorted(cluster.missing_versions.items()):
             print(
                 f"warning: the spec set lacks some versions {cluster.release} has of api "

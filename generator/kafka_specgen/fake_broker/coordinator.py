@@ -23,6 +23,11 @@ SHARE_VERSION = 6
 NAMES = Names(absent={"coordinator_keys": None, "coordinators": None, "key_type": GROUP})
 
 
+#: What each key type's coordinator is called for ``coordinator_set`` (librdkafka's mock
+#: names: "group", "transaction"; "share" for share partitions)
+KINDS = {GROUP: "group", TRANSACTION: "transaction", SHARE: "share"}
+
+
 class FindCoordinatorIn(Protocol):
     key: str
     key_type: int
@@ -51,12 +56,13 @@ def refusal(key_type: int, key: str, version: int) -> tuple[ErrorCode, str] | No
 
 def find_coordinator(call: Call) -> Any:
     req: FindCoordinatorIn = call.read(FindCoordinatorIn)
+    kind = KINDS.get(req.key_type, "group")
     if call.version >= BATCHED_VERSION:
         item = call.item(call.response, "coordinators")
         found = []
         for key in req.coordinator_keys or ():
             refused = refusal(req.key_type, key, call.version)
-            b = call.state.coordinator(key)
+            b = call.state.coordinator(key, kind)
             found.append(
                 call.build(
                     item,
@@ -74,7 +80,7 @@ def find_coordinator(call: Call) -> Any:
         return call.respond(
             error_code=refused[0], error_message=refused[1], node_id=-1, host="", port=-1
         )
-    b = call.state.coordinator(req.key)
+    b = call.state.coordinator(req.key, kind)
     return call.respond(error_code=ErrorCode.NONE, node_id=b.node_id, host=b.host, port=b.port)
 
 

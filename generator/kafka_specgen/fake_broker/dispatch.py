@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, TextIO
 
-from . import cluster_admin, configs, consumer_groups, coordinator, fetch, group_admin, groups
-from . import list_offsets, maintenance, metadata, offsets, partition_admin, produce, topics, txn
-from . import share_fetch, share_groups, share_offsets, txn_admin
+from . import acls, cluster_admin, configs, consumer_groups, coordinator, epochs, fetch
+from . import group_admin, groups, list_offsets, maintenance, metadata, offsets
+from . import partition_admin, produce, sasl, share_fetch, share_groups, share_offsets, topics
+from . import txn, txn_admin
 from . import features
 from .apikeys import ApiKey
 from .call import Call
@@ -45,6 +46,9 @@ API_MODULES: tuple[ModuleType, ...] = (
     share_fetch,
     share_offsets,
     features,
+    acls,
+    sasl,
+    epochs,
 )
 """The modules whose ``HANDLERS`` the broker serves (one module per API family)."""
 
@@ -141,18 +145,35 @@ class Routes:
     """What went wrong, one line each: answers that raised (their connection was closed),
     accept errors (EMFILE ...)."""
     record: TextIO | None = None
+    faults: Any = None
+    """The fault injection in front of every answer (``faults.Faults``), if any."""
+    guard: Callable[[Call, Callable[[Call], Any]], Any] | None = None
+    """The authorizer around the handlers (``authorize.guard``), when ACLs are enforced."""
+    tracked: list[Any] | None = None
+    """Every request the brokers read, while request tracking is on."""
 
     def answer(self, call: Call) -> Any:
+        """The fault injection's answer, else the control function's, else the handler's."""
+        if self.faults is not None:
+            return self.faults.answer(call, self.controlled)
+        return self.controlled(call)
+
+    def controlled(self, call: Call) -> Any:
         """The control function's answer, else the handler's."""
         control = self.controls.get(call.api_key)
         response = control(call) if control is not None else None
         if response is None:
-            handler = self.handlers[call.api_key]
-            low, high = handler.versions
-            # a release's version the handler does not implement: answered as an API the
-            # fake broker does not implement
-            response = (handler.answer if low <= call.version <= high else unimplemented)(call)
+            response = self.usual(call)
         return response
+
+    def usual(self, call: Call) -> Any:
+        """The handler's answer, behind the authorizer when ACLs are enforced. A release's
+        version the handler does not implement is answered as an API the fake broker does
+        not implement."""
+        handler = self.handlers[call.api_key]
+        low, high = handler.versions
+        answer = handler.answer if low <= call.version <= high else unimplemented
+        return answer(call) if self.guard is None else self.guard(call, answer)
 
 
 def with_error(obj: Any, code: int) -> Any:

@@ -13,6 +13,7 @@ from .apikeys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler
+from .leaders import current_leader, node_endpoints
 from .log import PartitionLog
 from .shapes import Names
 from .waiting import Wait
@@ -113,7 +114,7 @@ def _wanted(call: Call, req: FetchIn) -> list[Wanted]:
             else:
                 log = topic.partitions[p.partition]
                 if log.leader != call.node.node_id:
-                    out.append(Wanted(t, name, p, None, ErrorCode.NOT_LEADER_OR_FOLLOWER))
+                    out.append(Wanted(t, name, p, log, ErrorCode.NOT_LEADER_OR_FOLLOWER))
                 elif not log.log_start <= p.fetch_offset <= log.end:
                     out.append(Wanted(t, name, p, log, ErrorCode.OFFSET_OUT_OF_RANGE))
                 else:
@@ -130,25 +131,40 @@ def _response(call: Call, req: FetchIn, wanted: list[Wanted]) -> Any:
     size = 0
     topics: list[Any] = []
     by_topic: dict[int, list[Any]] = {}
+    leaders: set[int] = set()
     for w in wanted:
         partitions = by_topic.get(id(w.topic))
         if partitions is None:
             partitions = by_topic[id(w.topic)] = []
             topics.append((w, partitions))
         log = w.log
-        if log is None or w.error:
-            fields: dict[str, Any] = {}
-            if log is not None:  # out of range: where the log is
-                fields = {
+        error = w.error
+        if log is not None and log.leader != call.node.node_id:
+            # not the leader, or no more (the partition moved while the Fetch waited)
+            error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if log is None or error:
+            # as Kafka's FetchResponse.partitionResponse: no offsets, and empty records (not
+            # null, which librdkafka cannot parse)
+            fields: dict[str, Any] = {
+                "high_watermark": -1,
+                "last_stable_offset": -1,
+                "log_start_offset": -1,
+                "records": b"",
+            }
+            if log is not None and error == ErrorCode.OFFSET_OUT_OF_RANGE:  # where the log is
+                fields |= {
                     "high_watermark": log.end,
                     "last_stable_offset": log.last_stable,
                     "log_start_offset": log.log_start,
                 }
+            elif log is not None:  # the leader it moved to
+                fields |= current_leader(call, partition_class, log)
+                leaders.add(log.leader)
             partitions.append(
                 call.build(
                     partition_class,
                     partition_index=w.partition.partition,
-                    error_code=w.error,
+                    error_code=error,
                     **fields,
                 )
             )
@@ -182,7 +198,12 @@ def _response(call: Call, req: FetchIn, wanted: list[Wanted]) -> Any:
         call.build(topic_class, topic=w.name, topic_id=w.topic.topic_id, partitions=partitions)
         for w, partitions in topics
     ]
-    return call.respond(error_code=ErrorCode.NONE, session_id=0, responses=responses)
+    return call.respond(
+        error_code=ErrorCode.NONE,
+        session_id=0,
+        responses=responses,
+        **node_endpoints(call, leaders),
+    )
 
 
 HANDLERS = (Handler(ApiKey.FETCH, (0, 18), fetch, NAMES, FetchIn),)

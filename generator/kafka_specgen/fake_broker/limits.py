@@ -106,6 +106,11 @@ class Limits:
         "how often topics' retention.ms and retention.bytes are applied "
         "(Kafka's log.retention.check.interval.ms; default 300000)",
     )
+    handshake_timeout_ms: int = _limit(
+        10_000,
+        "close a connection whose TLS handshake and SASL authentication have not finished "
+        "this long after it was accepted (the fake broker's own guard; default 10000)",
+    )
 
     def with_values(self, values: dict[str, int]) -> Limits:
         """These limits with ``values`` (field names) changed; ``ValueError`` for an unknown

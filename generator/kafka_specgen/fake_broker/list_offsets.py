@@ -83,7 +83,7 @@ def list_offsets(call: Call) -> Any:
                     old_style_offsets=[offset] if offset >= 0 else [],
                     timestamp=timestamp,
                     offset=offset,
-                    leader_epoch=0 if offset >= 0 else -1,
+                    leader_epoch=topic.partitions[index].leader_epoch if offset >= 0 else -1,
                 )
             )
         topics.append(call.build(topic_class, name=t.name, partitions=partitions))

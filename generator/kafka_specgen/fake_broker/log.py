@@ -1,7 +1,9 @@
 """Topics and partition logs in memory: record batches as produced, offsets as assigned.
 
 A batch is kept as the bytes the producer sent, with its base offset and partition leader
-epoch rewritten (the CRC covers neither), so a consumer fetches what was produced. Every
+epoch rewritten (the CRC covers neither), so a consumer fetches what was produced. A
+partition's leader epoch goes up when its leader moves (``move_leader``), and ``epochs``
+remembers where each epoch began, for OffsetForLeaderEpoch (KIP-320). Every
 append fires the partition's ``arrivals`` signal, which wakes the Fetches waiting on it.
 """
 
@@ -87,7 +89,29 @@ class PartitionLog:
     """Fired on every append."""
     size: int = 0
     """Bytes of the batches kept (what retention.bytes limits)."""
+    leader_epoch: int = 0
+    epochs: list[tuple[int, int]] = field(default_factory=lambda: [(0, 0)])
+    """(leader epoch, the first offset written in it), oldest first."""
     _bases: list[int] = field(default_factory=list, repr=False)
+
+    def move_leader(self, node: int) -> None:
+        """A new leader (-1: none), in a new leader epoch."""
+        self.leader = node
+        self.leader_epoch += 1
+        self.epochs.append((self.leader_epoch, self.end))
+
+    def end_offset_for(self, epoch: int) -> tuple[int, int]:
+        """(epoch, end offset) of the newest epoch at most ``epoch``: where that epoch's
+        log ends (apache/kafka ``LeaderEpochFileCache.endOffsetFor``); (-1, -1) unknown."""
+        if epoch < 0:
+            return -1, -1
+        if epoch == self.leader_epoch:
+            return epoch, self.end
+        higher = next((start for known, start in self.epochs if known > epoch), None)
+        if higher is None:  # an epoch after the newest
+            return -1, -1
+        floor = [known for known, _ in self.epochs if known <= epoch]
+        return (floor[-1] if floor else epoch), higher
 
     @property
     def last_stable(self) -> int:
@@ -108,7 +132,7 @@ class PartitionLog:
         base = self.end
         raw = bytearray(data)
         _BASE_OFFSET.pack_into(raw, 0, base)
-        _LEADER_EPOCH.pack_into(raw, 12, 0)
+        _LEADER_EPOCH.pack_into(raw, 12, self.leader_epoch)
         self.batches.append(
             StoredBatch(
                 base, base + count, bytes(raw), max_timestamp, producer_id, transactional, control
@@ -132,15 +156,17 @@ class PartitionLog:
     def read(self, offset: int, max_bytes: int, upto: int, *, at_least_one: bool = True) -> bytes:
         """Batches from the one holding ``offset`` on, below ``upto``, within ``max_bytes``;
         with ``at_least_one``, the first batch even when it is larger."""
-        out = bytearray()
+        parts: list[bytes] = []
+        size = 0
         for index in range(self._first_index(offset), len(self.batches)):
             batch = self.batches[index]
             if batch.base_offset >= upto:
                 break
-            if len(out) + len(batch.data) > max_bytes and (out or not at_least_one):
+            if size + len(batch.data) > max_bytes and (parts or not at_least_one):
                 break
-            out += batch.data
-        return bytes(out)
+            parts.append(batch.data)
+            size += len(batch.data)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def readable(self, offset: int, upto: int, enough: int) -> int:
         """The bytes a read from ``offset`` below ``upto`` would return, counted up to

@@ -63,12 +63,13 @@ def metadata(call: Call) -> Any:
         partitions = [
             call.build(
                 partition_class,
-                error_code=ErrorCode.NONE,
+                # a partition without a leader (partition_set_leader(..., -1))
+                error_code=ErrorCode.NONE if log.leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE,
                 partition_index=i,
                 leader_id=log.leader,
-                leader_epoch=0,
-                replica_nodes=[log.leader],
-                isr_nodes=[log.leader],
+                leader_epoch=log.leader_epoch,
+                replica_nodes=[log.leader] if log.leader >= 0 else [],
+                isr_nodes=[log.leader] if log.leader >= 0 else [],
             )
             for i, log in enumerate(topic.partitions)
         ]

@@ -14,6 +14,7 @@ from .batches import Budget, Refused, accepted_batches
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler
+from .leaders import current_leader, node_endpoints
 from .log import BatchMetadata, PartitionLog, ProducerEntry, Topic
 from .maintenance import policies
 from .txn import implicit_add
@@ -68,14 +69,20 @@ def produce(call: Call) -> Any:
     partition_class = call.item(topic_class, "partition_responses")
     budget = Budget(call.limits.max_decompressed_bytes)
     results = []
+    leaders: set[int] = set()
     for t in req.topic_data:
         topic = state.topics.get(t.name) if t.name else state.topic_by_id(t.topic_id)
         partitions = []
         for p in t.partition_data:
             done = append_records(call, topic, p.index, p.records, budget, req.transactional_id)
             log_start = -1
+            moved: dict[str, Any] = {}
             if done.code == ErrorCode.NONE and topic is not None:
                 log_start = topic.partitions[p.index].log_start
+            elif done.code == ErrorCode.NOT_LEADER_OR_FOLLOWER and topic is not None:
+                log = topic.partitions[p.index]
+                moved = current_leader(call, partition_class, log)
+                leaders.add(log.leader)
             partitions.append(
                 call.build(
                     partition_class,
@@ -85,6 +92,7 @@ def produce(call: Call) -> Any:
                     base_offset=done.base_offset,
                     log_append_time_ms=-1,
                     log_start_offset=log_start,
+                    **moved,
                 )
             )
         results.append(
@@ -94,7 +102,7 @@ def produce(call: Call) -> Any:
         )
     if req.acks == 0:
         return None
-    return call.respond(responses=results)
+    return call.respond(responses=results, **node_endpoints(call, leaders))
 
 
 def append_records(

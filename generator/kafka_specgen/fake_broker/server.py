@@ -5,6 +5,10 @@ Accepting: every pending connection at once; when the process is out of file des
 listens again after a back-off (50 ms, doubling up to 1 s) instead of spinning or giving
 up. Idle connections (no bytes either way for ``connections_max_idle_ms``, no request under
 way) are closed, oldest first, by one timer set for the oldest one.
+
+With TLS or SASL (``security``), each connection gets its TLS session and authenticator
+and must finish both within ``handshake_timeout_ms``. A broker set down (``set_down``)
+closes its listener and its connections; set up again, it listens on the same port.
 """
 
 from __future__ import annotations
@@ -56,9 +60,12 @@ class Server:
         connection: Any,
         registry: Any,
         frames: Any,
+        security: Any = None,
     ) -> None:
         self.state, self.routes, self.shapes, self.limits = state, routes, shapes, limits
         self.connection, self.registry, self.frames = connection, registry, frames
+        self.security = security
+        """``security.Security``: TLS and SASL on the listeners, or None."""
         self.loop = EventLoop(routes.failures.append)
         self.listeners = [Listener(self, n, s) for n, s in zip(state.brokers, sockets)]
         self.channels: OrderedDict[Channel, None] = OrderedDict()
@@ -112,13 +119,24 @@ class Server:
                 sock.setblocking(False)
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 self._next_conn += 1
-                channel = Channel(self, sock, listener.node, self._next_conn)
+                channel = self._channel(sock, listener.node)
             except OSError:  # it went away already
                 sock.close()
                 continue
             self.channels[channel] = None
             channel.interest()
             self._arm_idle_timer()
+
+    def _channel(self, sock: socket.socket, node: BrokerAddress) -> Channel:
+        security = self.security
+        if security is None or not security.secured:
+            return Channel(self, sock, node, self._next_conn)
+        channel = Channel(
+            self, sock, node, self._next_conn, security.tls_session(), security.authenticator()
+        )
+        when = time.monotonic() + self.limits.handshake_timeout_ms / 1000.0
+        channel.deadline = self.loop.call_at(when, channel.authentication_expired)
+        return channel
 
     def _pause(self, listener: Listener, exc: OSError) -> None:
         """Stop listening for a while (out of file descriptors): the connections waiting in
@@ -141,6 +159,39 @@ class Server:
         if listener.paused and listener.sock.fileno() >= 0:
             listener.paused = False
             self.loop.selector.register(listener.sock, selectors.EVENT_READ, listener.on_ready)
+
+    # --- brokers down and up (fault injection) ---------------------------------------
+
+    def set_down(self, node_id: int) -> None:
+        """Close the broker's listener and its connections (from the loop's thread)."""
+        listener = self.listeners[node_id]
+        for channel in [c for c in self.channels if c.node.node_id == node_id]:
+            channel.close()
+        if listener.sock.fileno() < 0:
+            return  # down already
+        if not listener.paused:
+            self.loop.selector.unregister(listener.sock)
+        listener.paused = False
+        listener.sock.close()
+
+    def set_up(self, node_id: int) -> None:
+        """Listen again on the broker's port (``OSError`` if someone took it meanwhile)."""
+        listener = self.listeners[node_id]
+        if listener.sock.fileno() >= 0:
+            return  # up already
+        node = listener.node
+        listener.sock = listen(node.host, node.port)
+        listener.sock.setblocking(False)
+        listener.failing, listener.pause = False, PAUSE_FIRST
+        self.loop.selector.register(listener.sock, selectors.EVENT_READ, listener.on_ready)
+
+    def rtt(self, node_id: int) -> float:
+        """How long the broker holds each answer back (``broker_set_rtt``), in seconds."""
+        faults = self.routes.faults
+        return faults.rtt.get(node_id, 0.0) if faults is not None else 0.0
+
+    def tracked(self, channel: Channel, event: Any) -> Any:
+        return self.routes.faults.tracked_request(channel, event)
 
     # --- connections ------------------------------------------------------------------
 

@@ -44,6 +44,10 @@ class Names:
 PLAIN = Names()
 """No renames: every release has the newest names."""
 
+_Fitting = tuple[
+    tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...], tuple[tuple[str, bool, Any], ...]
+]
+
 _MISSING = object()
 
 
@@ -58,6 +62,9 @@ class Shapes:
         self._fields: dict[type, tuple[str, ...]] = {}
         self._attrs: dict[tuple[type, Names], dict[str, str | None]] = {}
         self._conforms: dict[tuple[type, type, Names], bool] = {}
+        self._builds: dict[tuple[type, Names, tuple[str, ...]], tuple[str | None, ...]] = {}
+        self._fittings: dict[tuple[type, int], _Fitting] = {}
+        self._items: dict[tuple[type, str, Names], type] = {}
 
     # --- fields and their names ---------------------------------------------------------
 
@@ -93,9 +100,13 @@ class Shapes:
 
     def item(self, cls: type, name: str, names: Names = PLAIN) -> Any:
         """The class of the structs in field ``name`` of ``cls``."""
+        found = self._items.get((cls, name, names))
+        if found is not None:
+            return found
         attr = self.attr(cls, name, names)
         for spec in self.codecs[cls].fields:
             if spec[0] == attr and len(spec) > 2:
+                self._items[(cls, name, names)] = spec[2]
                 return spec[2]
         raise KeyError(f"{cls.__name__} has no struct field {name}")
 
@@ -113,14 +124,17 @@ class Shapes:
 
     def build(self, cls: type, names: Names, values: Mapping[str, Any]) -> Any:
         """``cls`` with ``values`` given under the newest names (strict: see the module)."""
-        kept = {}
-        for name, value in values.items():
-            attr = self.attr(cls, name, names)
-            if attr is not None:
-                kept[attr] = value
-            elif name not in names.absent:
-                raise KeyError(f"{cls.__name__} has no field {name} (nor an older name of it)")
-        return cls(**kept)
+        key = (cls, names, tuple(values))
+        attrs = self._builds.get(key)
+        if attrs is None:  # the attributes of these names, once per class and call site
+            found = []
+            for name in values:
+                attr = self.attr(cls, name, names)
+                if attr is None and name not in names.absent:
+                    raise KeyError(f"{cls.__name__} has no field {name} (nor an older name of it)")
+                found.append(attr)
+            attrs = self._builds[key] = tuple(found)
+        return cls(**{a: v for a, v in zip(attrs, values.values()) if a is not None})
 
     # --- reading ------------------------------------------------------------------------
 
@@ -180,19 +194,42 @@ class Shapes:
         return obj
 
     def _fit(self, obj: Any, plan: Any) -> None:
-        default = self.default(type(obj))
-        on_wire = {f.attr: f for f in (*plan.fields, *plan.tagged)}
-        for attr in self.fields(type(obj)):
-            spec = on_wire.get(attr)
-            if spec is None:
-                setattr(obj, attr, getattr(default, attr))
-                continue
+        cls = type(obj)
+        fitting = self._fittings.get((cls, id(plan)))
+        if fitting is None:
+            fitting = self._fittings[(cls, id(plan))] = self._fitting(cls, plan)
+        absent, not_null, children = fitting
+        for attr, value in absent:
+            setattr(obj, attr, value)
+        for attr, value in not_null:
+            if getattr(obj, attr) is None:
+                setattr(obj, attr, value)
+        for attr, array, child in children:
             value = getattr(obj, attr)
-            if value is None and not spec.kind.nullable:
-                setattr(obj, attr, getattr(default, attr))
-            elif spec.child is not None and value is not None:
-                for item in value if spec.kind.array else (value,):
-                    self._fit(item, spec.child)
+            if value is None:
+                continue
+            if array:
+                for item in value:
+                    self._fit(item, child)
+            else:
+                self._fit(value, child)
+
+    def _fitting(self, cls: type, plan: Any) -> _Fitting:
+        """What fitting a ``cls`` to ``plan`` does (worked out once per class and version):
+        the fields the version lacks, with their defaults; the ones it cannot carry null,
+        with their defaults; the struct fields to fit in turn."""
+        default = self.default(cls)
+        on_wire = {f.attr: f for f in (*plan.fields, *plan.tagged)}
+        absent = tuple((a, getattr(default, a)) for a in self.fields(cls) if a not in on_wire)
+        not_null = tuple(
+            (a, getattr(default, a)) for a, spec in on_wire.items() if not spec.kind.nullable
+        )
+        children = tuple(
+            (a, bool(spec.kind.array), spec.child)
+            for a, spec in on_wire.items()
+            if spec.child is not None
+        )
+        return absent, not_null, children
 
 
 class _View:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .acl import Authorizer
 from .clock import Alarm, Timers
 from .log import PartitionLog, Topic
 from .modern import ModernGroup
@@ -128,6 +129,10 @@ class ClusterState:
     """The event loop's timers (None: no timer is set; time acts when requests come)."""
     group_initial_rebalance_delay: float = 0.1
     """Seconds a new classic group waits for more members (group.initial.rebalance.delay.ms)."""
+    authorizer: Authorizer | None = None
+    """The ACLs and super users, when the cluster enforces ACLs."""
+    coordinators: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(key type, key) -> the node id set to coordinate it (``coordinator_set``)."""
     _by_id: dict[uuid.UUID, Topic] = field(default_factory=dict, repr=False)
 
     @property
@@ -159,8 +164,13 @@ class ClusterState:
         # the index misses topics put into ``topics`` by hand (tests may)
         return next((t for t in self.topics.values() if t.topic_id == topic_id), None)
 
-    def coordinator(self, key: str) -> BrokerAddress:
-        """The broker that coordinates a group or a transactional id (a stable hash)."""
+    def coordinator(self, key: str, kind: str = "group") -> BrokerAddress:
+        """The broker that coordinates a group, a transactional id or a share partition
+        (``kind`` "group", "transaction" or "share"): the one set for it, else a stable hash
+        of the key."""
+        chosen = self.coordinators.get((kind, key))
+        if chosen is not None:
+            return self.brokers[chosen]
         return self.brokers[zlib.crc32(key.encode()) % len(self.brokers)]
 
     def group(self, group_id: str) -> Group:

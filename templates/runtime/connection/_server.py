@@ -22,6 +22,7 @@ from ._events import (
 )
 from ._policy import (
     INT16,
+    INT32,
     API_VERSIONS,
     expects_response,
     SASL_HANDSHAKE,
@@ -44,8 +45,10 @@ class ServerConnection:
     def __init__(self, *, max_frame_size: int = framing.DEFAULT_MAX_FRAME_SIZE) -> None:
         self.max_frame_size = max_frame_size
         self._buffer = bytearray()
-        self._out = bytearray()
-        self._pending: dict[int, tuple[int, int]] = {}
+        self._out: list[bytes] = []
+        # correlation id -> (api key, version) of the requests awaiting an answer with it,
+        # oldest first: a client may reuse an id (Kafka's brokers only echo it back)
+        self._pending: dict[int, list[tuple[int, int]]] = {}
         self._raw_sasl = False
         self.closed = False
 
@@ -54,9 +57,16 @@ class ServerConnection:
         return len(self._buffer)
 
     def data_to_send(self) -> bytes:
-        data = bytes(self._out)
+        data = b"".join(self._out)
         self._out.clear()
         return data
+
+    def parts_to_send(self) -> list[bytes]:
+        """``data_to_send`` in parts, not joined (the frames in order, a large body apart):
+        for a sender that writes a list of buffers at once (``socket.sendmsg``)."""
+        parts = self._out
+        self._out = []
+        return parts
 
     def receive_data(self, data: bytes, now: float = 0.0) -> list[Event]:
         """Feed bytes from the client (b"" when it closed); never raises on them."""
@@ -104,7 +114,8 @@ class ServerConnection:
                 # client id keeps the classic string form at every version): answer it.
                 header, _ = RequestHeader.decode_from(frame, 0, 1)
             else:
-                header, request = framing.decode_request(frame)
+                # bytes after the body are ignored, as Kafka's brokers ignore them
+                header, request = framing.decode_request(frame, strict=False)
         except DecodeError as exc:
             raise ProtocolFailure(
                 FailureCause.UNDECODABLE,
@@ -113,7 +124,7 @@ class ServerConnection:
         cid = header.correlation_id
         expects = request is None or expects_response(request)
         if expects:
-            self._pending[cid] = (api_key, api_version)
+            self._pending.setdefault(cid, []).append((api_key, api_version))
         return RequestReceived(cid, api_key, api_version, header, request, expects, frame)
 
     def send_response(self, to: RequestReceived | int, response: Any) -> None:
@@ -123,17 +134,32 @@ class ServerConnection:
         cid = to if isinstance(to, int) else to.correlation_id
         if self.closed:
             raise LocalProtocolError("the connection is closed")
-        if cid not in self._pending:
+        pending = self._take(cid)
+        if pending is None:
             if isinstance(to, int) or to.expects_response:
                 raise LocalProtocolError(f"no request with correlation id {cid} awaits an answer")
             # An acks=0 Produce answered anyway (to emulate brokers that do).
-            self._pending[cid] = (to.api_key, to.api_version)
-        api_key, api_version = self._pending.pop(cid)
+            pending = (to.api_key, to.api_version)
+        self._write(cid, response, *pending)
+
+    def _take(self, cid: int) -> tuple[int, int] | None:
+        """The oldest request awaiting an answer with correlation id ``cid``."""
+        waiting = self._pending.get(cid)
+        if not waiting:
+            return None
+        pending = waiting.pop(0)
+        if not waiting:
+            del self._pending[cid]
+        return pending
+
+    def _write(self, cid: int, response: Any, api_key: int, api_version: int) -> None:
         entry = API_KEYS[api_key]
         if not entry.min_version <= api_version <= entry.max_version:
             api_version = 0  # only ApiVersions gets here, answered KIP-511's way
-        frame = framing.encode_response(ResponseHeader(cid), response, api_key, api_version)
-        self._out += framing.add_size_prefix(frame)
+        head, payload = framing.encode_response_parts(
+            ResponseHeader(cid), response, api_key, api_version
+        )
+        self._out += [INT32.pack(len(head) + len(payload)) + head, payload]
         if api_key == SASL_HANDSHAKE and api_version == 0 and response.error_code == 0:
             self._raw_sasl = True  # KIP-43: raw tokens follow
 
@@ -162,8 +188,10 @@ class ServerConnection:
             low, high = own[0], min(own[1], entry.max_version)
             only = item(api_key=API_VERSIONS, min_version=low, max_version=high)
             body = cls(error_code=UNSUPPORTED_VERSION, api_keys=[only])
-            self._pending[to.correlation_id] = (API_VERSIONS, 0)
-            self.send_response(to.correlation_id, body)
+            if self.closed:
+                raise LocalProtocolError("the connection is closed")
+            self._take(to.correlation_id)
+            self._write(to.correlation_id, body, API_VERSIONS, 0)
             return
         fields: dict[str, Any] = {
             "error_code": error_code,
@@ -193,7 +221,7 @@ class ServerConnection:
         """Answer a raw SASL token (after SaslHandshake v0); ``last`` ends the raw mode."""
         if not self._raw_sasl:
             raise LocalProtocolError("raw SASL tokens follow a SaslHandshake v0 only")
-        self._out += framing.add_size_prefix(token)
+        self._out.append(framing.add_size_prefix(token))
         if last:
             self._raw_sasl = False
 
