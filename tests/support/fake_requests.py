@@ -5,9 +5,7 @@ the newest versions."""
 
 from __future__ import annotations
 
-import socket
 import ssl
-import time
 from typing import Any
 
 from kafka_specgen.fake_broker import FakeCluster
@@ -30,20 +28,15 @@ def connect(
         client_id="fake-tests", sasl=sasl, request_timeout=timeout
     )
     client_class = package("client").Client
-    if not tls:
-        return client_class.connect(broker.host, broker.port, connection)
-    context = ssl.create_default_context(cafile=str(c.ca_file))
-    raw = socket.create_connection((broker.host, broker.port), timeout=timeout)
-    sock = context.wrap_socket(raw, server_hostname=server_hostname)
-    client = client_class(sock, connection)
-    try:
-        client._handle(connection.start(time.monotonic()))
-        while client.ready is None:
-            client._pump()
-    except BaseException:
-        client.close()
-        raise
-    return client
+    context = ssl.create_default_context(cafile=str(c.ca_file)) if tls else None
+    return client_class.connect(
+        broker.host,
+        broker.port,
+        connection,
+        timeout=timeout,
+        ssl=context,
+        server_hostname=server_hostname if tls else None,
+    )
 
 
 def batch(c: FakeCluster, values: list[bytes], **options: Any) -> bytes:
