@@ -371,7 +371,11 @@ def test_kafka_python_over_sasl_ssl(
     assert sorted(got) == [b"%d" % i for i in range(9)]
     with pytest.raises(KafkaError):  # it cannot bootstrap: every attempt is refused
         KafkaProducer(**{**config, "sasl_plain_password": "wrong"}, bootstrap_timeout_ms=2000)
-    assert "SaslAuthenticationFailedError" in caplog.text
+    # Which error kafka-python logs is a race of its own: it drops the bytes it read in the
+    # same call that saw the connection end (kafka.net.transport._sock_recv), so on a busy
+    # machine the SASL_AUTHENTICATION_FAILED answer, sent just before the close as Kafka
+    # sends it, may be lost to it. The answer itself is held at protocol level above.
+    assert "SaslAuthenticationFailedError" in caplog.text or "socket disconnected" in caplog.text
 
 
 def test_the_scram_nonce_check_follows_the_release() -> None:
