@@ -28,8 +28,10 @@ generate: $(VENV)/.installed ## generate generated/kafka_messages from specs/ (o
 check: $(VENV)/.installed ## fail if generated/ differs from a fresh generation
 	$(SPECGEN) generate --specs $(SPECS) --out $(OUT) --package $(PACKAGE) --check
 
-test: $(VENV)/.installed system-deps $(KAFKAJS)/.installed ## run every test (Spark, live broker and browser tests included)
-	$(PY) -m pytest -q
+# Test files run on TEST_WORKERS processes (default 2, one per core of the machines it is
+# made for), each file whole on one of them.
+test: $(VENV)/.installed system-deps $(KAFKAJS)/.installed ## run every test (Spark, live broker and browser tests included), on TEST_WORKERS processes (default 2)
+	$(PY) -m pytest -q -n $(or $(TEST_WORKERS),2) --dist loadfile
 
 test-layout: $(VENV)/.installed ## hold every corpus, both flavours, to black's layout (make test checks the newest corpus); ~2 min
 	KAFKA_SPECGEN_LAYOUT=all $(PY) -m pytest -q tests/generator/test_layout.py
