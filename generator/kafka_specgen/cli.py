@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, broker_versions, diff, fake_broker
+from . import __version__, broker_versions, diff
 from .errors import SpecError
 from .format import (
     GeneratedCodeError,
@@ -24,6 +24,7 @@ from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, generate_files
 from .selection import Selection, SelectionError
 from .spec_options import add_spec_options, chosen_spec_set
 from .view_kit import Flavour
+from .fake_broker import command as fake_broker_command
 from .pipeline import capture, command as pipeline_command, report
 
 #: Optional dependencies -> the extra that installs them.
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, fake_broker, diff, pipeline_command, report):
+    for tool in (capture, broker_versions, fake_broker_command, diff, pipeline_command, report):
         tool.register(commands)
     return parser
 

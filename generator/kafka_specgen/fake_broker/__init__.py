@@ -40,8 +40,6 @@ makes the next answers carry an error, ``throttle_ms`` throttles every answer, a
 
 from __future__ import annotations
 
-from typing import Any
-
 from .apikeys import ApiKey
 from .call import Call
 from .cluster import ConnectionInfo, FakeBrokerError, FakeCluster
@@ -59,11 +57,4 @@ __all__ = [
     "Limits",
     "Signal",
     "Wait",
-    "register",
 ]
-
-
-def register(commands: Any) -> None:
-    from .command import register as register_command
-
-    register_command(commands)

@@ -16,7 +16,7 @@ from ..columns import (
     OptStrs,
     Str,
 )
-from . import CLIENT, Staged, Table, save
+from .table import CLIENT, Staged, Table, save
 
 
 class BatchRow(NamedTuple):

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from ..columns import Bytes, OptDouble, OptInt, OptStr, Str
 from ..tls import NEEDS_KEYS
-from . import Staged, Table, save
+from .table import Staged, Table, save
 
 
 class ErrorRow(NamedTuple):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..columns import OptDouble, OptInt, OptStr, Str
-from . import Staged, Table
+from .table import Staged, Table
 
 
 class MessageRow(NamedTuple):

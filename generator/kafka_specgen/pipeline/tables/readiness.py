@@ -22,7 +22,7 @@ from ..readiness import (
 )
 from ..target import Target
 from ..verdict import Evidence, Verdict, gap_rows, verdict
-from . import CLIENT, Staged, Table, collect_together
+from .table import CLIENT, Staged, Table, collect_together
 
 TABLE = Table(
     "readiness",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
-from . import CLIENT, Staged, Table, evidence_of, save
+from .table import CLIENT, Staged, Table, evidence_of, save
 
 
 class UsageRow(NamedTuple):
