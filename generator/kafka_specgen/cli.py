@@ -25,7 +25,8 @@ from .selection import Selection, SelectionError
 from .spec_options import add_spec_options, chosen_spec_set
 from .view_kit import Flavour
 from .fake_broker import command as fake_broker_command
-from .pipeline import capture, command as pipeline_command, report
+from .capture import proxy as capture_proxy
+from .pipeline import command as pipeline_command, report
 
 #: Optional dependencies -> the extra that installs them.
 EXTRA_OF = {
@@ -112,7 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, fake_broker_command, diff, pipeline_command, report):
+    for tool in (
+        capture_proxy,
+        broker_versions,
+        fake_broker_command,
+        diff,
+        pipeline_command,
+        report,
+    ):
         tool.register(commands)
     return parser
 

@@ -11,7 +11,6 @@ from typing import Any, TextIO
 from ..broker_releases import BrokerRelease, releases
 from ..errors import SpecError
 from ..library import GeneratedPackage, SpecSet, generated_package, spec_set
-from ..pipeline import frames
 from . import maintenance
 from .acl import Authorizer
 from .apikeys import ApiKey
@@ -182,7 +181,6 @@ class FakeCluster(FaultInjection):
             self.limits,
             package.module("connection"),
             registry,
-            frames,
             self.security,
         )
         self.state.timers = self._server.loop

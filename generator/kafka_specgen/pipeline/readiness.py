@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 
-from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
+from ..capture.columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
 from .target import Target, TargetError
 from ..versions import Versions
 

@@ -1,6 +1,6 @@
 """The pipeline's output tables, one module per table (``batches`` writes two).
 
-Each module declares its rows (a ``NamedTuple`` of ``pipeline.columns`` types: the
+Each module declares its rows (a ``NamedTuple`` of ``capture.columns`` types: the
 names, Spark DDL and Arrow schema of its columns) as a ``Table``, and has the one function
 that writes it from the decoded frames (``Staged``). The job (``pipeline.job``) calls them
 in order; ``all_tables()`` lists them all.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..columns import (
+from ...capture.columns import (
     Long,
     OptBool,
     OptDouble,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..advice import with_advice
-from ..columns import arrow_schema
+from ...capture.columns import arrow_schema
 from ..readiness import (
     BYTES,
     FETCH,

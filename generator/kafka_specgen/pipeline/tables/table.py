@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..columns import ddl
+from ...capture.columns import ddl
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,6 @@ def evidence_of(source: Any) -> Any:
     or ``request log`` (no bytes: usage and readiness only)."""
     from pyspark.sql import functions as F
 
-    from ..frames import REQUEST_LOG
+    from ...capture.frames import REQUEST_LOG
 
     return F.when(source == REQUEST_LOG, F.lit(REQUEST_LOG)).otherwise(F.lit("bytes"))

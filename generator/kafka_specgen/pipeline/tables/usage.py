@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
+from ...capture.columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
 from .table import CLIENT, Staged, Table, evidence_of, save
 
 

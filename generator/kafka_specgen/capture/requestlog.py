@@ -97,20 +97,19 @@ def entry_row(line: bytes, name: str) -> Row | None:
     broker = client = None
     if isinstance(connection, str) and (match := _CONNECTION.match(connection)):
         broker, client = match.group(1), match.group(2)
-    facts = entry_facts(entry, api_key)
     return Row(
-        f"{name}#{connection}",
-        timestamp(prefix),
-        client,
-        broker,
-        "request",
-        api_key,
-        api_version,
-        correlation_id,
-        client_id,
-        json.dumps(facts, separators=(",", ":")).encode(),
-        None,
-        REQUEST_LOG,
+        conn=f"{name}#{connection}",
+        ts=timestamp(prefix),
+        src=client,
+        dst=broker,
+        direction="request",
+        api_key=api_key,
+        api_version=api_version,
+        correlation_id=correlation_id,
+        client_id=client_id,
+        frame=json.dumps(entry_facts(entry, api_key), separators=(",", ":")).encode(),
+        error=None,
+        source=REQUEST_LOG,
     )
 
 
