@@ -20,7 +20,7 @@ from .format import (
     write_package,
 )
 from .history import HistoryError
-from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, generate_files
+from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, PackageLacks, generate_files
 from .selection import Selection, SelectionError
 from .spec_options import add_spec_options, chosen_spec_set
 from .view_kit import Flavour
@@ -206,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (SelectionError, HistoryError) as exc:
+    except (SelectionError, HistoryError, PackageLacks) as exc:
         print(f"kafka-specgen {args.command}: {exc}", file=sys.stderr)
         return 2
     except (SpecError, GeneratedCodeError, UnsafeTargetError) as exc:

@@ -41,6 +41,7 @@ import struct
 from collections import deque
 from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
+from ..api_keys import ApiKey
 from .columns import Bytes, OptDouble, OptInt, OptStr, Str, ddl
 
 #: Frames larger than this (Kafka's socket.request.max.bytes) mean the stream is not Kafka
@@ -72,7 +73,7 @@ def parse_request_header(frame: bytes) -> tuple[int | None, int | None, int | No
     api_key, api_version = _INT16.unpack_from(frame, 0)[0], _INT16.unpack_from(frame, 2)[0]
     correlation_id = _INT32.unpack_from(frame, 4)[0]
     client_id = None
-    if not (api_key == 7 and api_version == 0) and len(frame) >= 10:
+    if not (api_key == ApiKey.CONTROLLED_SHUTDOWN and api_version == 0) and len(frame) >= 10:
         (length,) = _INT16.unpack_from(frame, 8)
         if 0 <= length <= len(frame) - 10:
             client_id = frame[10 : 10 + length].decode("utf-8", errors="replace")

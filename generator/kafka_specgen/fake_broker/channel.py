@@ -21,7 +21,7 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .dispatch import DISCONNECT, Routes
 from .limits import Limits

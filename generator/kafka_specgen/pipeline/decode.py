@@ -19,6 +19,7 @@ import importlib
 import json
 from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 
+from ..api_keys import ApiKey
 from ..capture.columns import (
     ArrayOf,
     OptBool,
@@ -134,9 +135,15 @@ def logged(name: str | None, facts_json: bytes) -> Decoded:
 #: attributes, topic id attribute, partitions attribute, partition index attribute).
 #: These are Kafka's field names (TopicData/PartitionData/Index/Records in Produce,
 #: Responses/Partitions/PartitionIndex/Records in Fetch), stable across versions.
-RECORD_PATHS = {
-    (0, "request"): ("topic_data", ("name",), "topic_id", "partition_data", "index"),
-    (1, "response"): ("responses", ("topic",), "topic_id", "partitions", "partition_index"),
+RECORD_PATHS: dict[tuple[int, str], tuple[str, tuple[str, ...], str, str, str]] = {
+    (ApiKey.PRODUCE, "request"): ("topic_data", ("name",), "topic_id", "partition_data", "index"),
+    (ApiKey.FETCH, "response"): (
+        "responses",
+        ("topic",),
+        "topic_id",
+        "partitions",
+        "partition_index",
+    ),
 }
 
 
@@ -208,17 +215,21 @@ class Decoder:
         equal = again == frame
         diff = None if equal else first_difference(bytes(again), frame)
         software = version = None
-        if direction == "request" and api_key == 18:
+        if direction == "request" and api_key == ApiKey.API_VERSIONS:
             software = getattr(body, "client_software_name", None) or None
             version = getattr(body, "client_software_version", None) or None
         advertised = None
-        if direction == "response" and api_key == 18 and not getattr(body, "error_code", 1):
+        if (
+            direction == "response"
+            and api_key == ApiKey.API_VERSIONS
+            and not getattr(body, "error_code", 1)
+        ):
             advertised = [
                 ApiRange(k.api_key, k.min_version, k.max_version)
                 for k in getattr(body, "api_keys", ())
             ]
         brokers = None
-        if direction == "response" and api_key == 3:
+        if direction == "response" and api_key == ApiKey.METADATA:
             brokers = [f"{b.host}:{b.port}" for b in getattr(body, "brokers", None) or ()]
         batches = None
         if self.read_records and api_key is not None and direction is not None:

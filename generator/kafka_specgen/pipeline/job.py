@@ -327,7 +327,7 @@ def prepare(specs: SpecSource | None) -> Prepared:
 
     chosen = spec_set(specs) if specs else SpecSet.of_release("all")
     package = generated_package(chosen)
-    package.module()
+    package.require(because="the pipeline decodes whole frames, headers included")
     schemas = spark_schemas(load_specs(chosen, warn=False)[0])
     return Prepared(package, schemas, chosen.label)
 
