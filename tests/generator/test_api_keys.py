@@ -46,6 +46,14 @@ def test_the_runtime_spells_names_the_tables_have() -> None:
     assert members["ErrorCode"] <= {fact.name for fact in tool_facts().error_codes}
 
 
+def test_the_docs_name_what_the_runtime_spells() -> None:
+    text = (SPECS.parent / "docs" / "generated-package.md").read_text(encoding="utf-8")
+    members = runtime_members()
+    assert [
+        name for name in sorted(members["ApiKey"] | members["ErrorCode"]) if f"`{name}`" not in text
+    ] == []
+
+
 def test_the_runtime_assigns_no_api_key_or_error_code_numbers() -> None:
     """No module-level ``PRODUCE = 0`` or ``UNSUPPORTED_VERSION = 35`` left in the
     runtime: it spells the package's enums."""
