@@ -15,7 +15,7 @@ returning them, requests and responses (correlation ids rewritten).
 Both sides do the same work per frame (``pipeline.decode.Decoder``: decode, re-encode,
 compare bytes, ``to_dict`` as JSON; with records, read each partition's record batches),
 decoding with a package generated from kafka-python's (Kafka 4.x-era) specs; the plain
-loop reassembles the streams with ``pipeline.pcap.pcap_rows``. The pipeline also writes
+loop reassembles the streams with ``capture.pcap.pcap_rows``. The pipeline also writes
 every table. Spark's start-up (JVM and session) and a warm-up run over 50,000 frames (the
 JIT and the Python workers' imports) are on lines of their own, not in frames/s.
 
@@ -186,7 +186,7 @@ def write_pcaps(folder: Path, frames: int, conns: int, file_mb: int) -> tuple[li
 def plain_loop(files: list[Path], package: str, records: bool) -> tuple[float, int, int, int]:
     """Reassemble and decode in one process: ``(seconds, frames, byte-exact, batches)``."""
     from kafka_specgen.pipeline.decode import Decoder
-    from kafka_specgen.pipeline.pcap import pcap_rows
+    from kafka_specgen.capture.pcap import pcap_rows
 
     decoder = Decoder(package, records=records)
     started = time.perf_counter()

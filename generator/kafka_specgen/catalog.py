@@ -2,7 +2,9 @@
 
 Between model and render: which module holds which messages (with the rules on module and
 class names), each API's request and response, every api key's name (the specs' over the
-facts table's, with a warning where they differ) and each coordinator's record types.
+facts table's, with a warning where they differ), the members of the package's ``ApiKey``
+and ``ErrorCode`` (with those the runtime spells: ``runtime_names``) and each
+coordinator's record types.
 Render reads the catalog and only renders.
 """
 
@@ -11,12 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import SpecError, raise_all
-from .facts import Facts, api_names
+from .facts import ErrorCodeFact, Facts, api_names
 from .model import Message, snake_case
 from .model_builder import check_class_names
-from .resources import package_folder
+from .runtime_names import RUNTIME, api_key_members, error_codes
 
-RUNTIME = package_folder("templates") / "runtime"
 #: Rendered modules that are not one API each.
 RENDERED_MODULES = frozenset({"registry", "error_codes", "releases"})
 
@@ -61,6 +62,10 @@ class Catalog:
     """(request, response) of each API that has classes, by api key."""
     api_names: dict[int, str]
     """Api key -> name, for every key of the facts or the specs."""
+    api_keys: tuple[tuple[str, int], ...]
+    """``registry.ApiKey``'s members, by key: ``api_names``' and the runtime's."""
+    error_codes: tuple[ErrorCodeFact, ...]
+    """``error_codes.ErrorCode``'s: the facts table's and the runtime's, by code."""
     coordinators: dict[str, tuple[CoordinatorRecord, ...]]
     """Coordinator (``group``, ``share``, ``transaction``) -> its record types."""
     warnings: tuple[str, ...]
@@ -86,6 +91,8 @@ def build_catalog(messages: list[Message], facts: Facts) -> Catalog:
         modules=tuple(group_modules([m for m in messages if not m.removed])),
         apis=tuple(apis),
         api_names=names,
+        api_keys=api_key_members(names, facts.api_keys_source or "the specs"),
+        error_codes=error_codes(facts),
         coordinators=coordinator_records(messages),
         warnings=tuple(warnings),
     )

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from . import __version__, broker_versions, diff, fake_broker
+from . import __version__, broker_versions, diff
 from .errors import SpecError
 from .format import (
     GeneratedCodeError,
@@ -20,11 +20,13 @@ from .format import (
     write_package,
 )
 from .history import HistoryError
-from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, generate_files
+from .library import BUNDLED_FACTS, DEFAULT_PACKAGE, PackageLacks, generate_files
 from .selection import Selection, SelectionError
 from .spec_options import add_spec_options, chosen_spec_set
 from .view_kit import Flavour
-from .pipeline import capture, command as pipeline_command, report
+from .fake_broker import command as fake_broker_command
+from .capture import proxy as capture_proxy
+from .pipeline import command as pipeline_command, report
 
 #: Optional dependencies -> the extra that installs them.
 EXTRA_OF = {
@@ -111,7 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     register_generate(commands)
     # Each side tool adds its own parser; heavy dependencies are imported when it runs.
-    for tool in (capture, broker_versions, fake_broker, diff, pipeline_command, report):
+    for tool in (
+        capture_proxy,
+        broker_versions,
+        fake_broker_command,
+        diff,
+        pipeline_command,
+        report,
+    ):
         tool.register(commands)
     return parser
 
@@ -197,7 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`kafka-specgen diff ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (SelectionError, HistoryError) as exc:
+    except (SelectionError, HistoryError, PackageLacks) as exc:
         print(f"kafka-specgen {args.command}: {exc}", file=sys.stderr)
         return 2
     except (SpecError, GeneratedCodeError, UnsafeTargetError) as exc:

@@ -178,6 +178,11 @@ def bundled_specs() -> Path:
     return package_folder("specs")
 
 
+class PackageLacks(ValueError):
+    """A generated package without what a tool needs of it (one line: what it lacks, and
+    why it is needed)."""
+
+
 @dataclass(frozen=True)
 class GeneratedPackage:
     """A package generated from a spec set, written to disk and importable: the one
@@ -202,6 +207,19 @@ class GeneratedPackage:
         if str(self.folder) not in sys.path:
             sys.path.insert(0, str(self.folder))
         return importlib.import_module(f"{self.name}.{module}" if module else self.name)
+
+    def require(self, *api_keys: int, because: str, framing: bool = True) -> None:
+        """Raise ``PackageLacks`` unless the package has the classes of every api key of
+        ``api_keys`` and, with ``framing``, framing and the connection (which need the
+        request and response headers): ``the spec set lacks Produce, Fetch and the request
+        and response headers: <because>``."""
+        registry = self.module("registry")
+        lacking = [str(registry.api_name(k)) for k in api_keys if k not in registry.API_KEYS]
+        if framing and not self.has("framing"):
+            lacking.append("the request and response headers")
+        if lacking:
+            listed = ", ".join(lacking[:-1]) + " and " if len(lacking) > 1 else ""
+            raise PackageLacks(f"the spec set lacks {listed}{lacking[-1]}: {because}")
 
 
 def generated_package(spec_paths: SpecSource) -> GeneratedPackage:

@@ -67,13 +67,15 @@ class RegistryView:
     header: str
     apis: tuple[ApiView, ...]
     api_names: dict[int, str]
+    api_keys: tuple[tuple[str, int], ...]
+    """``ApiKey``'s members, ``(name, key)`` by key."""
     modules: tuple[str, ...]
     coordinators: tuple[CoordinatorView, ...]
 
 
 @dataclass(frozen=True)
 class ErrorCodesView:
-    """``error_codes.py.j2``: the facts table of error codes (empty without facts)."""
+    """``error_codes.py.j2``: the facts table of error codes, and those the runtime uses."""
 
     header: str
     error_codes: tuple[ErrorCodeFact, ...]
@@ -142,12 +144,13 @@ def build_views(catalog: Catalog, flavour: Flavour, package: str) -> PackageView
             ),
             apis=tuple(api_view(request, response) for request, response in catalog.apis),
             api_names=catalog.api_names,
+            api_keys=catalog.api_keys,
             modules=tuple(m.name for m in catalog.modules),
             coordinators=coordinator_views(catalog),
         ),
         error_codes=ErrorCodesView(
             header=facts_header(no_sources, [facts.error_codes_source]),
-            error_codes=facts.error_codes,
+            error_codes=catalog.error_codes,
         ),
         releases=ReleasesView(
             header=facts_header(no_sources, [facts.broker_releases_source]),

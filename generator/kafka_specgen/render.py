@@ -13,7 +13,8 @@ from pathlib import Path
 
 import jinja2
 
-from .catalog import RUNTIME, runtime_modules
+from .catalog import runtime_modules
+from .runtime_names import RUNTIME
 from .docstrings import docstring
 from .headers import runtime_header
 from .layout import (

@@ -14,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .api_keys import ApiKey
 from .model import Message
 
 #: Kafka's listener names (a request's ``listeners`` key).
 LISTENERS = ("zkBroker", "broker", "controller")
-#: ApiVersions: kept by every selection.
-API_VERSIONS_KEY = 18
 
 
 class SelectionError(ValueError):
@@ -51,7 +50,7 @@ class Selection:
         keys |= self._named(requests)
         # A client cannot connect without ApiVersions (the handshake of KIP-35) and the
         # headers: every selection keeps them.
-        keys.add(API_VERSIONS_KEY)
+        keys.add(ApiKey.API_VERSIONS)
         kept = [m for m in messages if m.type in ("request", "response") and m.api_key in keys]
         folders = {m.scope for m in kept}
         return [

@@ -24,20 +24,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
+from .error_codes import ErrorCode
 from .errors import DecodeError, UnsupportedVersionError
-from .registry import API_KEYS, API_NAMES
+from .registry import API_KEYS, API_NAMES, ApiKey
 
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 
 VersionRange = tuple[int, int]
 """``(min, max)``, both included."""
-
-UNSUPPORTED_VERSION = 35
-"""The error code of a broker that does not speak the version it was sent (KIP-511)."""
-
-API_VERSIONS_KEY = 18
-"""The api key of ApiVersions."""
 
 
 class ApiVersionRange(Protocol):
@@ -226,7 +221,7 @@ class ApiVersionsOutcome:
     @property
     def ok(self) -> bool:
         """True when the broker answered without error."""
-        return bool(self.response.error_code == 0)
+        return bool(self.response.error_code == ErrorCode.NONE)
 
     @property
     def versions(self) -> dict[int, VersionRange]:
@@ -279,7 +274,7 @@ def decode_api_versions_response(
     # A broker that answers error 35 with a body of the requested version (not KIP-511's
     # version 0) is read too.
     attempts = [requested_version]
-    if error_code == UNSUPPORTED_VERSION and requested_version != 0:
+    if error_code == ErrorCode.UNSUPPORTED_VERSION and requested_version != 0:
         attempts = [0, requested_version]
     first_error: DecodeError | None = None
     for version in attempts:
@@ -290,7 +285,7 @@ def decode_api_versions_response(
                 first_error = DecodeError(exc.reason, exc.offset + pos, exc.path)
             continue
         retry: int | None = None
-        if response.error_code == UNSUPPORTED_VERSION:
+        if response.error_code == ErrorCode.UNSUPPORTED_VERSION:
             retry = _retry_version(response, requested_version)
         return ApiVersionsOutcome(response, version, correlation_id, retry)
     assert first_error is not None
@@ -299,7 +294,7 @@ def decode_api_versions_response(
 
 def _retry_version(response: Any, requested_version: int) -> int | None:
     response_class = type(response)
-    listed = broker_versions(response).get(API_VERSIONS_KEY, (0, 0))
+    listed = broker_versions(response).get(ApiKey.API_VERSIONS, (0, 0))
     ours = (
         response_class.MIN_VERSION,
         min(response_class.MAX_VERSION, requested_version - 1),
@@ -310,7 +305,7 @@ def _retry_version(response: Any, requested_version: int) -> int | None:
 
 def _api_versions_response() -> Any:
     """The package's ``ApiVersionsResponse`` (imported on first use)."""
-    entry = API_KEYS.get(API_VERSIONS_KEY)
+    entry = API_KEYS.get(ApiKey.API_VERSIONS)
     if entry is None:
         raise UnsupportedVersionError("this package was generated without ApiVersions")
     return entry.response

@@ -16,7 +16,8 @@ import pytest
 
 from kafka_specgen import __version__
 from kafka_specgen.library import spec_set_key
-from kafka_specgen.catalog import RUNTIME, module_name, runtime_modules
+from kafka_specgen.catalog import module_name, runtime_modules
+from kafka_specgen.runtime_names import RUNTIME
 from kafka_specgen.headers import runtime_header
 from tests.support import genpkg
 

@@ -345,13 +345,14 @@ def test_spec_name_wins_over_the_facts_with_a_warning(
     assert "    UNSUPPORTED_VERSION = 35\n" in error_codes
 
 
-def test_facts_none_still_generates_empty_tables(tmp_path: Path) -> None:
+def test_facts_none_leaves_the_tables_to_the_specs_and_the_runtime(tmp_path: Path) -> None:
     """--facts none: no bundled tables, yet error_codes and releases exist (the runtime
-    imports them), empty."""
+    imports them); the error codes are the runtime's own, the release table is empty."""
     specs = [p for p in SPECS.glob("*.json")]
     files = {f.path: f.text for f in generate_files(specs, facts=None)}
     assert "class ErrorCode(IntEnum):" in files["error_codes.py"]
-    assert " = 35" not in files["error_codes.py"]
+    assert "    UNSUPPORTED_VERSION = 35\n" in files["error_codes.py"]
+    assert "    UNKNOWN_TOPIC_OR_PARTITION = 3\n" not in files["error_codes.py"]
     assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()
     assert literal_assignment(files["releases.py"], "METADATA_VERSIONS") == {}
     assert "# facts:" not in files["registry.py"]
@@ -372,5 +373,6 @@ def test_facts_path_replaces_the_bundled_tables(tmp_path: Path) -> None:
     )
     specs = [p for p in SPECS.glob("*.json")]
     files = {f.path: f.text for f in generate_files(specs, facts=tmp_path)}
-    assert "    SEVEN = 7\n" in files["error_codes.py"] and " = 35" not in files["error_codes.py"]
+    assert "    SEVEN = 7\n" in files["error_codes.py"]
+    assert " = 3\n" not in files["error_codes.py"]  # no bundled code but the runtime's
     assert literal_assignment(files["releases.py"], "BROKER_ROWS") == ()

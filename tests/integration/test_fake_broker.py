@@ -28,7 +28,7 @@ from kafka_specgen.broker_releases import BrokerRelease, releases
 from kafka_specgen.cli import main
 from kafka_specgen.fake_broker import DISCONNECT, Call, FakeBrokerError, FakeCluster
 from kafka_specgen.library import SpecSet, generated_package
-from kafka_specgen.pipeline import frames
+from kafka_specgen.capture import frames
 from kafka_specgen.release_names import Release
 from tests.support import fake_clients
 from tests.support.genpkg import CORPORA

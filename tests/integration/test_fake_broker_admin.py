@@ -548,7 +548,7 @@ def test_kafka_python_admin_client(cluster: FakeCluster) -> None:
 
 def test_kafkajs_admin() -> None:
     with FakeCluster(NEWEST, release="4.3", brokers=2) as c:
-        out = kafkajs.run("kafkajs_admin.js", c.bootstrap)
+        out = kafkajs.run("admin.js", c.bootstrap)
         assert c.failures == []
     assert out["createTopics"] is True
     assert out["fetchTopicMetadata"] == 3  # after CreatePartitions

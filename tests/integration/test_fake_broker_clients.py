@@ -10,24 +10,19 @@ metadata (``-L``). ``make test`` installs both (KafkaJS into ``.venv/kafkajs``).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafka_specgen.fake_broker import FakeCluster
+from tests.support import kafkajs
 from tests.support.genpkg import CORPORA
 
-ROOT = Path(__file__).resolve().parents[2]
-KAFKAJS = Path(os.environ.get("KAFKA_SPECGEN_KAFKAJS", ROOT / ".venv/kafkajs/node_modules"))
-STEPS = ROOT / "tests/support/kafkajs/steps.js"
 # `make test` installs them: a missing client is a failure to see, not a reason to skip.
-if shutil.which("node") is None or not (KAFKAJS / "kafkajs").is_dir():
-    raise RuntimeError("KafkaJS is missing: `make test` installs it (npm ci into .venv/kafkajs)")
+kafkajs.modules()
 if shutil.which("kcat") is None:
     raise RuntimeError("kcat is missing: `make test` installs it (Debian package kcat)")
 
@@ -59,17 +54,10 @@ def cluster(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
         assert c.failures == []
 
 
-def kafkajs(c: FakeCluster, **config: Any) -> dict[str, Any]:
+def kafkajs_steps(c: FakeCluster, **config: Any) -> dict[str, Any]:
     """Run the steps; step name -> its report."""
     settings = {"brokers": [c.bootstrap], "topic": "js", "group": "js-group", **config}
-    done = subprocess.run(
-        ["node", str(STEPS), json.dumps(settings)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "NODE_PATH": str(KAFKAJS), "KAFKAJS_NO_PARTITIONER_WARNING": "1"},
-        check=False,
-    )
+    done = kafkajs.node("steps.js", json.dumps(settings))
     reports = {}
     for line in done.stdout.splitlines():
         report = json.loads(line)
@@ -80,7 +68,7 @@ def kafkajs(c: FakeCluster, **config: Any) -> dict[str, Any]:
 
 
 def test_kafkajs(cluster: FakeCluster) -> None:
-    reports = kafkajs(cluster)
+    reports = kafkajs_steps(cluster)
     assert list(reports) == KAFKAJS_STEPS
     assert reports["describe cluster"]["detail"] == len(cluster.state.brokers)
     expected = sorted(["gzip", *(f"v{i}" for i in range(10))])
@@ -142,7 +130,7 @@ def secured(request: pytest.FixtureRequest) -> Iterator[FakeCluster]:
 
 
 def test_kafkajs_over_sasl_ssl(secured: FakeCluster) -> None:
-    reports = kafkajs(
+    reports = kafkajs_steps(
         secured,
         ssl={"ca": str(secured.ca_file)},
         sasl={"mechanism": "scram-sha-256", "username": "alice", "password": USERS["alice"]},

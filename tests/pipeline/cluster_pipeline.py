@@ -30,7 +30,7 @@ import pytest
 
 from tests.support import genpkg
 from tests.support.spark_cluster import spark_submit, standalone_cluster
-from tests.pipeline.test_pipeline_reassembly import (
+from tests.support.pcaps import (
     by_conn,
     conversation_packets,
     golden_records,

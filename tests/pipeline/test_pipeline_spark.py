@@ -1,6 +1,6 @@
 """The PySpark pipeline end to end, on one session-scoped local SparkSession (the JVM start
 costs seconds: these tests are few; the plain-Python parts are tested in
-test_pipeline_reassembly.py, test_readiness.py and test_report.py).
+tests/capture, test_decoder.py, test_readiness.py and test_report.py).
 
 One run over every golden capture (``golden``: decoded with the newest spec corpus, judged
 against kafka-python's Kafka 4.x-era specs, with the report) serves:
@@ -47,10 +47,10 @@ if (
 
 import pyarrow.parquet as pq  # noqa: E402
 
-from kafka_specgen.pipeline import frames as fr  # noqa: E402
-from kafka_specgen.pipeline import pcap  # noqa: E402
+from kafka_specgen.capture import frames as fr  # noqa: E402
+from kafka_specgen.capture import pcap  # noqa: E402
 from kafka_specgen.pipeline.datasource import KafkaCaptureDataSource, read_frames  # noqa: E402
-from kafka_specgen.pipeline.inputs import input_files  # noqa: E402
+from kafka_specgen.capture.inputs import input_files  # noqa: E402
 from kafka_specgen.pipeline.decode import (
     DECODED_DDL,
     Decoder,
@@ -59,10 +59,10 @@ from kafka_specgen.pipeline.decode import (
 from kafka_specgen.pipeline.decode import decode_rows  # noqa: E402
 from kafka_specgen.library import SpecSet  # noqa: E402
 from kafka_specgen.pipeline.job import Summary, run_pipeline  # noqa: E402
-from kafka_specgen.spark_schema import spark_schemas  # noqa: E402
+from kafka_specgen.pipeline.spark_schema import spark_schemas  # noqa: E402
 from tests.support import genpkg  # noqa: E402
 from tests.support.chromium import load_page  # noqa: E402
-from tests.pipeline.test_pipeline_reassembly import (  # noqa: E402
+from tests.support.pcaps import (  # noqa: E402
     build_pcap,
     by_conn,
     conversation_packets,

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from kafka_specgen.cli import main
-from kafka_specgen.pipeline.columns import arrow_schema
+from kafka_specgen.capture.columns import arrow_schema
 from kafka_specgen.pipeline.readiness import ReadinessRow, Target, judge_rows
 from kafka_specgen.pipeline.report import folded, REPORT, render_report, write_report
 from tests.support import genpkg

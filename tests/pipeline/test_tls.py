@@ -20,10 +20,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from kafka_specgen.pipeline import frames as fr
-from kafka_specgen.pipeline import pcap
+from kafka_specgen.capture import frames as fr
+from kafka_specgen.capture import pcap
 from kafka_specgen.pipeline.job import run_pipeline
-from kafka_specgen.pipeline.tls import NEEDS_KEYS, read_keylog
+from kafka_specgen.capture.tls import NEEDS_KEYS, read_keylog
 from tests.pipeline.conftest import golden_specs
 from tests.support.mixed_fleet import HOST, ROOT, wait_port
 from tests.support.tansu import free_port, start_tansu

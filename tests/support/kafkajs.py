@@ -1,6 +1,7 @@
-"""KafkaJS (npm) for tests: installed once into the tool's cache folder by ``npm``, and run
-as small node scripts against a fake cluster. Skips only where ``node``/``npm`` are not
-installed (they are on the project's machines; ``make test`` does not install Node)."""
+"""KafkaJS for tests: the one ``make test`` installs with ``npm ci`` into ``.venv/kafkajs``
+(exactly the version ``tests/support/kafkajs/package-lock.json`` pins), or the
+``node_modules`` folder ``KAFKA_SPECGEN_KAFKAJS`` names. The scripts in
+``tests/support/kafkajs/`` run on it against a fake cluster."""
 
 from __future__ import annotations
 
@@ -8,55 +9,48 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from kafka_specgen.format import cache_dir
-
-VERSION = "2.2.4"
-SCRIPTS = Path(__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = Path(os.environ.get("KAFKA_SPECGEN_KAFKAJS", ROOT / ".venv/kafkajs/node_modules"))
+SCRIPTS = Path(__file__).parent / "kafkajs"
 
 
 def modules() -> Path:
-    """The node_modules folder holding kafkajs, installed on first use."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are not installed")
-    home = cache_dir() / "node" / f"kafkajs-{VERSION}"
-    if not (home / "node_modules" / "kafkajs").is_dir():
-        home.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=home.parent))
-        done = subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(staging),
-                f"kafkajs@{VERSION}",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
+    """The ``node_modules`` folder holding kafkajs. ``make test`` installs it: a missing
+    client is a failure to see, not a reason to skip."""
+    if shutil.which("node") is None or not (MODULES / "kafkajs").is_dir():
+        raise RuntimeError(
+            "KafkaJS is missing: `make test` installs it (npm ci into .venv/kafkajs)"
         )
-        if done.returncode != 0:
-            raise RuntimeError(f"npm could not install kafkajs: {done.stderr[-500:]}")
-        try:
-            staging.rename(home)
-        except OSError:  # another run got there first
-            shutil.rmtree(staging, ignore_errors=True)
-    return home / "node_modules"
+    return MODULES
+
+
+def node(
+    script: str, *args: str, env: dict[str, str] | None = None, timeout: float = 120.0
+) -> subprocess.CompletedProcess[str]:
+    """Run ``tests/support/kafkajs/<script>`` with ``args`` (and ``env`` added to the
+    environment) on the installed KafkaJS."""
+    env = {
+        **os.environ,
+        **(env or {}),
+        "NODE_PATH": str(modules()),
+        "KAFKAJS_NO_PARTITIONER_WARNING": "1",
+    }
+    return subprocess.run(
+        ["node", str(SCRIPTS / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        check=False,
+    )
 
 
 def run(script: str, bootstrap: str, timeout: float = 90.0) -> Any:
-    """Run ``tests/support/<script>`` with BOOTSTRAP set; the JSON it prints last."""
-    env = {**os.environ, "BOOTSTRAP": bootstrap, "NODE_PATH": str(modules())}
-    done = subprocess.run(
-        ["node", str(SCRIPTS / script)], env=env, capture_output=True, text=True, timeout=timeout
-    )
+    """Run a script that reads ``BOOTSTRAP`` and prints JSON lines; the last one, parsed."""
+    done = node(script, env={"BOOTSTRAP": bootstrap}, timeout=timeout)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     assert done.returncode == 0 and lines, (done.stdout[-2000:], done.stderr[-2000:])
     return json.loads(lines[-1])

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from kafka_specgen.pipeline import frames as fr
+from kafka_specgen.capture import frames as fr
 
 LOGGER = "kafka.request.logger"
 

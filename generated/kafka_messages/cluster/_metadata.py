@@ -32,7 +32,7 @@ class TopicInfo:
     """None when the broker gave no id (Metadata before v10, or a broker before 2.8)."""
     leaders: dict[int, int] = field(default_factory=dict)
     """Partition -> the node id of its leader (-1: none now)."""
-    error: ErrorCode = ErrorCode(0)
+    error: ErrorCode = ErrorCode.NONE
 
 
 class ClusterMetadata:

@@ -13,12 +13,11 @@ from typing import Any, TypeVar, Union
 from .._codec import field_names, item_class
 from ..error_codes import ErrorCode, error_code, errors_in
 from ..errors import ProtocolError
-from ..registry import API_KEYS
+from ..registry import API_KEYS, ApiKey
 from ._metadata import BrokerInfo, ClusterMetadata
 from ._responses import PARTITION_INDEX, FetchedPartition, fetched_records, first
 
 T = TypeVar("T")
-PRODUCE, FETCH, METADATA, FIND_COORDINATOR = 0, 1, 3, 10
 REFRESH_LEADER = frozenset({ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.LEADER_NOT_AVAILABLE})
 """Partition errors after which the leader is looked up again."""
 REFRESH_COORDINATOR = frozenset({ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE})
@@ -78,10 +77,10 @@ def pick(cls: type, *names: str) -> str:
 
 def refresh_plan(state: ClusterState, topics: list[str] | None = None) -> Plan[ClusterMetadata]:
     """Ask any broker for Metadata (of ``topics``, or of every topic)."""
-    request_class = message(METADATA)
+    request_class = message(ApiKey.METADATA)
 
     def make(connection: Any) -> Any:
-        version = connection.version_for(METADATA)
+        version = connection.version_for(ApiKey.METADATA)
         if topics is None:
             return request_class(topics=None if version >= 1 else ())
         topic = item_class(request_class, "topics")
@@ -105,7 +104,7 @@ def produce_request(
     metadata: ClusterMetadata, topic: str, batches: Mapping[int, bytes], acks: int, timeout_ms: int
 ) -> Any:
     """A Produce request for ``topic`` naming it both ways (name up to v12, id from v13)."""
-    cls = message(PRODUCE)
+    cls = message(ApiKey.PRODUCE)
     topics_attr = pick(cls, "topic_data", "topics")
     topic_cls = item_class(cls, topics_attr)
     parts_attr = pick(topic_cls, "partition_data", "partitions")
@@ -128,7 +127,7 @@ def fetch_request(
     isolation_level: int,
 ) -> Any:
     """A Fetch request (a consumer's: replica id -1) for ``topic``, by name and by id."""
-    cls = message(FETCH)
+    cls = message(ApiKey.FETCH)
     topic_cls = item_class(cls, "topics")
     parts_attr = pick(topic_cls, "partitions", "fetch_partitions")
     part_cls = item_class(topic_cls, parts_attr)
@@ -251,10 +250,10 @@ def coordinator_plan(state: ClusterState, group_id: str, again: bool = False) ->
     """The node id of ``group_id``'s coordinator (FindCoordinator, remembered)."""
     if not again and group_id in state.coordinators:
         return state.coordinators[group_id]
-    request_class = message(FIND_COORDINATOR)
+    request_class = message(ApiKey.FIND_COORDINATOR)
 
     def make(connection: Any) -> Any:
-        if connection.version_for(FIND_COORDINATOR) >= 4:  # KIP-699: a batch of keys
+        if connection.version_for(ApiKey.FIND_COORDINATOR) >= 4:  # KIP-699: a batch of keys
             return request_class(key_type=0, coordinator_keys=[group_id])
         return request_class(key=group_id)
 
@@ -284,7 +283,7 @@ def coordinator_request_plan(state: ClusterState, group_id: str, request: Item) 
             if attempt == state.retries:
                 raise answer
             continue
-        codes = {error_code(getattr(answer, "error_code", 0))}
+        codes = {error_code(getattr(answer, "error_code", ErrorCode.NONE))}
         codes |= {e for _, e in _errors(answer)}
         if not codes & REFRESH_COORDINATOR:
             return answer

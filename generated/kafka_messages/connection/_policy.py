@@ -13,24 +13,18 @@ from typing import Protocol, cast
 from .. import negotiation
 from ..errors import UnsupportedVersionError
 from ..negotiation import NoCommonVersionError, VersionRange
-from ..registry import API_KEYS
+from ..registry import API_KEYS, ApiKey
 from ._errors import ProtocolFailure
 from ._events import FailureCause, Features, ReleaseGuess, Request
 
 INT16 = struct.Struct(">h")
 INT32 = struct.Struct(">i")
 
-PRODUCE = 0
-SASL_HANDSHAKE = 17
-API_VERSIONS = 18
-SASL_AUTHENTICATE = 36
-UNSUPPORTED_VERSION = 35
-
 DEFAULT_POLICY: Mapping[int, VersionRange] = {
     # Versions 4+ are for brokers only (KIP-890); the spec says so in a comment alone.
-    24: (0, 3),
+    ApiKey.ADD_PARTITIONS_TO_TXN: (0, 3),
     # SaslHandshake v2+ would mean something new; Kafka stopped at v1 (KAFKA-9577).
-    17: (0, 1),
+    ApiKey.SASL_HANDSHAKE: (0, 1),
 }
 """Api key -> the versions a client may send, on top of the package's and the broker's
 ranges. Replace it with ``ClientConnection(policy=...)``."""
@@ -203,7 +197,7 @@ def _features_fit(row: BrokerRow, supported: Mapping[str, VersionRange]) -> bool
 
 def expects_response(request: Request) -> bool:
     """False for the one request Kafka never answers: a Produce with acks=0."""
-    return not (request.API_KEY == PRODUCE and getattr(request, "acks", None) == 0)
+    return not (request.API_KEY == ApiKey.PRODUCE and getattr(request, "acks", None) == 0)
 
 
 def package_release_rows() -> Sequence[BrokerRow]:

@@ -19,9 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..api_keys import ApiKey
 from ..errors import SpecError
 from .. import __version__
-from ..library import GeneratedPackage, SpecSet, bundled_specs, generated_package
+from ..library import GeneratedPackage, PackageLacks, SpecSet, bundled_specs, generated_package
 from ..spec_options import add_spec_options, chosen_spec_set
 
 CLIENT_ID = "kafka-specgen"
@@ -30,8 +31,6 @@ SOFTWARE_VERSION = __version__
 #: A reply larger than this is treated as garbage (ApiVersions/Metadata without topics
 #: are a few kilobytes).
 MAX_REPLY_BYTES = 16 * 1024 * 1024
-METADATA_KEY = 3
-API_VERSIONS_KEY = 18
 
 
 class BrokerVersionsError(Exception):
@@ -109,23 +108,21 @@ class Package:
         self.specs = specs
         """The spec set the package was generated from (its label goes in the output)."""
         module = package.module
-        self.registry = module("registry")
-        missing = [
-            name
-            for key, name in ((API_VERSIONS_KEY, "ApiVersions"), (METADATA_KEY, "Metadata"))
-            if key not in self.registry.API_KEYS
-        ]
-        if missing or not package.has("client"):
-            raise BrokerVersionsError(
-                "the spec set needs ApiVersions, Metadata and the request and response "
-                f"headers; it lacks {', '.join(missing) or 'the headers'}"
+        try:
+            package.require(
+                ApiKey.API_VERSIONS,
+                ApiKey.METADATA,
+                because="broker-versions asks every broker with ApiVersions and Metadata",
             )
+        except PackageLacks as exc:
+            raise BrokerVersionsError(str(exc)) from None
+        self.registry = module("registry")
         self.client = module("client")
         self.connection = module("connection")
         releases = module("releases") if package.has("releases") else None
         self.metadata_versions: dict[int, str] = getattr(releases, "METADATA_VERSIONS", {})
         self.errors = module("errors")
-        self.MetadataRequest = self.registry.API_KEYS[METADATA_KEY].request
+        self.MetadataRequest = self.registry.API_KEYS[ApiKey.METADATA].request
 
     @contextmanager
     def connect(self, host: str, port: int, timeout: float) -> Iterator[Any]:
@@ -206,7 +203,7 @@ def collect(pkg: Package, host: str, port: int, timeout: float) -> list[BrokerRe
 def find_brokers(pkg: Package, client: Any, address: str) -> list[tuple[int, str, int, str | None]]:
     """A Metadata request (no topics) at the newest common version: every broker."""
     try:
-        version = client.connection.version_for(METADATA_KEY)
+        version = client.connection.version_for(ApiKey.METADATA)
     except pkg.errors.UnsupportedVersionError as exc:
         raise BrokerVersionsError(f"{address}: {exc}") from None
     # Auto-creation must be off to ask for no topics from v4 on; the field is new in v4.

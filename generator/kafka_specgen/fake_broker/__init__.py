@@ -30,7 +30,8 @@ The modules:
   ``partition_admin``, ``cluster_admin``, ``features`` (UpdateFeatures);
 - ``state`` and ``log`` (what the cluster remembers), ``call`` (what a handler gets),
   ``waiting`` (``Wait``, ``Signal``), ``clock`` (timers on the loop), ``shapes`` (field
-  names across releases), ``limits``, ``apikeys``, ``errors``, ``release``.
+  names across releases), ``limits``, ``errors``, ``release`` (``ApiKey`` is the tool's,
+  ``kafka_specgen.api_keys``).
 
 Hooks for tests: ``control(api_key, fn)`` answers an API your way (``fn(call)`` returns a
 response, ``DISCONNECT``, or None for the usual answer), ``inject(api_key, error_code)``
@@ -40,9 +41,7 @@ makes the next answers carry an error, ``throttle_ms`` throttles every answer, a
 
 from __future__ import annotations
 
-from typing import Any
-
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .cluster import ConnectionInfo, FakeBrokerError, FakeCluster
 from .dispatch import DISCONNECT
@@ -59,11 +58,4 @@ __all__ = [
     "Limits",
     "Signal",
     "Wait",
-    "register",
 ]
-
-
-def register(commands: Any) -> None:
-    from .command import register as register_command
-
-    register_command(commands)

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from .acl import CLUSTER_NAME, AclBinding, AclFilter, Authorizer, Operation, ResourceType
 from .acl import binding, invalid_binding
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .errors import ErrorCode
 
 if TYPE_CHECKING:

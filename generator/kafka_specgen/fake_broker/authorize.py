@@ -43,8 +43,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .acl import CLUSTER_NAME, Authorizer, Operation, ResourceType
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
+from .coordinator import TRANSACTION
 from .dispatch import with_error
 from .errors import ErrorCode
 from .layouts import BLANK, Level, Path, after, get, layout, make, split
@@ -247,7 +248,7 @@ def describe_configs(call: Call, authorizer: Authorizer, answer: Answer) -> Any:
 
 
 def find_coordinator(call: Call, authorizer: Authorizer, answer: Answer) -> Any:
-    transaction = get(call, call.request, "key_type") == 1
+    transaction = get(call, call.request, "key_type") == TRANSACTION
     kind = ResourceType.TRANSACTIONAL_ID if transaction else ResourceType.GROUP
     code = TXN_DENIED if transaction else GROUP_DENIED
 

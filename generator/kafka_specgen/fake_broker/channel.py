@@ -19,18 +19,19 @@ import selectors
 import socket
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
-from .dispatch import DISCONNECT
-from .loop import Timer
+from .dispatch import DISCONNECT, Routes
+from .limits import Limits
+from .loop import EventLoop, Timer
 from .release import ANSWER, CLOSE, IGNORE
+from .shapes import Shapes
+from .state import ClusterState
 from .waiting import Wait
 
 if TYPE_CHECKING:
-    from .authenticate import Authenticator
-    from .server import Server
     from .tls import TlsSession
 
 #: Answers waiting to be sent above which a connection is muted (no more reads, no more
@@ -48,6 +49,41 @@ SERVE_BATCH = 32
 UNANSWERED_CAP = 1024
 #: Send at most this many queued answers with one system call (sendmsg).
 SEND_BATCH = 64
+
+
+class Host(Protocol):
+    """What a connection needs of its server (``server.Server``): the loop, the cluster's
+    tables, and the server's bookkeeping of its connections."""
+
+    loop: EventLoop
+    routes: Routes
+    state: ClusterState
+    shapes: Shapes
+    limits: Limits
+    connection: Any
+    """The generated package's ``connection`` module."""
+    registry: Any
+    """The generated package's ``registry`` module."""
+
+    def record(self, channel: Channel, direction: str, event: Any, frame: bytes) -> None: ...
+
+    def touch(self, channel: Channel) -> None: ...
+
+    def forget(self, channel: Channel) -> None: ...
+
+    def tracked(self, channel: Channel, event: Any) -> Any: ...
+
+    def rtt(self, node_id: int) -> float: ...
+
+
+class Gate(Protocol):
+    """What answers a connection's requests until its client has authenticated
+    (``authenticate.Authenticator``)."""
+
+    @property
+    def done(self) -> bool: ...
+
+    def handle(self, channel: Channel, event: Any) -> None: ...
 
 
 class Parked:
@@ -79,12 +115,12 @@ class Parked:
 class Channel:
     def __init__(
         self,
-        server: Server,
+        server: Host,
         sock: socket.socket,
         node: Any,
         conn_no: int,
         tls: TlsSession | None = None,
-        auth: Authenticator | None = None,
+        auth: Gate | None = None,
     ) -> None:
         self.server, self.sock, self.node, self.conn_no = server, sock, node, conn_no
         self.tls, self.auth = tls, auth

@@ -10,11 +10,10 @@ from typing import Any, TextIO
 
 from ..broker_releases import BrokerRelease, releases
 from ..errors import SpecError
-from ..library import GeneratedPackage, SpecSet, generated_package, spec_set
-from ..pipeline import frames
+from ..library import GeneratedPackage, PackageLacks, SpecSet, generated_package, spec_set
 from . import maintenance
 from .acl import Authorizer
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .authorize import guard
 from .call import Call
 from .dispatch import Routes, advertised, erring, missing, serving
@@ -116,13 +115,11 @@ class FakeCluster(FaultInjection):
             except SpecError as exc:
                 raise FakeBrokerError(f"cannot serve {data.label}: {exc}") from None
         self.package = package
+        try:
+            package.require(*REQUIRED, because="a fake broker needs Kafka's whole spec set")
+        except PackageLacks as exc:
+            raise FakeBrokerError(str(exc)) from None
         registry = package.module("registry")
-        lacking = [registry.api_name(k) for k in REQUIRED if k not in registry.API_KEYS]
-        if lacking or not package.has("connection"):
-            raise FakeBrokerError(
-                f"the spec set lacks {', '.join(lacking) or 'the request and response headers'}"
-                ": a fake broker needs Kafka's whole spec set"
-            )
         # What it emulates: the row's release (3.9.0, 0.10.2.0) and kind, and one line
         # naming them with the data used; versions: api key -> (min, max) advertised;
         # accepted: what is answered (4.x refuses Produce v0-2; before 0.10 nothing is
@@ -182,7 +179,6 @@ class FakeCluster(FaultInjection):
             self.limits,
             package.module("connection"),
             registry,
-            frames,
             self.security,
         )
         self.state.timers = self._server.loop

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
+from .cluster import FakeBrokerError, FakeCluster
 from .limits import minimum, options
 
 
@@ -148,8 +149,6 @@ def report(failures: list[str], reported: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from . import FakeBrokerError, FakeCluster
-
     host, sep, port = args.listen.rpartition(":")
     try:
         if not sep or not host or not port.isdigit() or int(port) > 65535:

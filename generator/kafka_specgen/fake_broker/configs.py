@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .config_defaults import (
     BROKER,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from . import clock
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .assignors import CONSUMER_ASSIGNORS, DEFAULT_CONSUMER_ASSIGNOR
 from .call import Call
 from .errors import ErrorCode

@@ -8,7 +8,7 @@ import binascii
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

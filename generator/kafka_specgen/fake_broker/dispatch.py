@@ -16,7 +16,7 @@ from . import group_admin, groups, list_offsets, maintenance, metadata, offsets
 from . import partition_admin, produce, sasl, share_fetch, share_groups, share_offsets, topics
 from . import txn, txn_admin
 from . import features
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

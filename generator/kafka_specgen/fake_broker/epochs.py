@@ -7,14 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler
 from .shapes import Names
 
-#: apache/kafka Errors: a request with an older or a newer leader epoch than the leader's
-FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH = 74, 75
 NAMES = Names(renamed={"topic": ("name",), "partition": ("partition_index",)})  # until 2.4
 
 
@@ -51,9 +49,9 @@ def offset_for_leader_epoch(call: Call) -> Any:
                 if log.leader != call.node.node_id:
                     code = ErrorCode.NOT_LEADER_OR_FOLLOWER
                 elif 0 <= p.current_leader_epoch < log.leader_epoch:
-                    code = FENCED_LEADER_EPOCH
+                    code = ErrorCode.FENCED_LEADER_EPOCH
                 elif p.current_leader_epoch > log.leader_epoch:
-                    code = UNKNOWN_LEADER_EPOCH
+                    code = ErrorCode.UNKNOWN_LEADER_EPOCH
                 else:
                     code = ErrorCode.NONE
                     epoch, end = log.end_offset_for(p.leader_epoch)

@@ -1,4 +1,6 @@
-"""Kafka's error codes that the fake broker answers with (apache/kafka ``Errors.java``)."""
+"""Kafka's error codes that the fake broker answers with (apache/kafka ``Errors.java``; the
+names and codes of ``specs/facts/error-codes.json``, which ``tests/generator/test_api_keys.py``
+holds them to)."""
 
 from __future__ import annotations
 
@@ -55,6 +57,8 @@ class ErrorCode(IntEnum):
     REASSIGNMENT_IN_PROGRESS = 60
     NON_EMPTY_GROUP = 68
     GROUP_ID_NOT_FOUND = 69
+    FENCED_LEADER_EPOCH = 74
+    UNKNOWN_LEADER_EPOCH = 75
     UNSUPPORTED_COMPRESSION_TYPE = 76
     OFFSET_NOT_AVAILABLE = 78
     MEMBER_ID_REQUIRED = 79

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .dispatch import DISCONNECT, Routes, with_error
 from .layouts import BLANK, Level, Path, after, get, layout, make, split

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from ..broker_releases import SAFE_DOWNGRADE, UNSAFE_DOWNGRADE, UPGRADE, ZOOKEEPER
 from ..release_names import Release
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

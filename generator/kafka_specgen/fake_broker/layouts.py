@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .waiting import Wait
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from . import clock
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .config_defaults import BROKER, TOPIC, release_of, table
 from .errors import ErrorCode

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .batches import Budget, Refused, accepted_batches
 from .call import Call
 from .errors import ErrorCode

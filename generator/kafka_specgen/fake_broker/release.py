@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import history
+from ..api_keys import ApiKey
 from ..broker_releases import KRAFT, BrokerRelease, ReleaseTableError, release
 from ..library import SpecSet
 from ..release_names import Release
+from .errors import ErrorCode
 
 VersionRange = tuple[int, int]
 
@@ -120,7 +122,7 @@ class Emulation:
         """``ANSWER``, ``CLOSE`` or ``IGNORE`` for a request of ``api_key`` at ``version``."""
         behaviour = self.broker.api_versions
         known = self.accepted.get(api_key)
-        if api_key == 18 and behaviour == "answered":
+        if api_key == ApiKey.API_VERSIONS and behaviour == "answered":
             return ANSWER  # any version: KIP-511 answers the newer ones
         if known is None:
             return IGNORE if behaviour == "no answer" else CLOSE
@@ -134,7 +136,7 @@ class Emulation:
         """The frame (size prefix included) a broker before 2.4 sends for an ApiVersions
         request newer than it knows: a v0 answer, UNSUPPORTED_VERSION, no api keys (KIP-511's
         list of ApiVersions' own range came with 2.4); None when the usual answer applies."""
-        own = self.advertised.get(18)
+        own = self.advertised.get(ApiKey.API_VERSIONS)
         if (
             own is None
             or event.api_version <= own[1]
@@ -142,9 +144,12 @@ class Emulation:
         ):
             return None
         framing = self.package.module("framing")
-        body = self.package.module("registry").API_KEYS[18].response(error_code=35, api_keys=[])
+        response = self.package.module("registry").API_KEYS[ApiKey.API_VERSIONS].response
+        body = response(error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=[])
         header = self.package.module("headers").ResponseHeader(event.correlation_id)
-        return bytes(framing.add_size_prefix(framing.encode_response(header, body, 18, 0)))
+        return bytes(
+            framing.add_size_prefix(framing.encode_response(header, body, ApiKey.API_VERSIONS, 0))
+        )
 
     # --- features -------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from ..capture.frames import Row, capture_line
 from .channel import Channel
 from .dispatch import Routes
 from .limits import Limits
@@ -59,11 +60,10 @@ class Server:
         limits: Limits,
         connection: Any,
         registry: Any,
-        frames: Any,
         security: Any = None,
     ) -> None:
         self.state, self.routes, self.shapes, self.limits = state, routes, shapes, limits
-        self.connection, self.registry, self.frames = connection, registry, frames
+        self.connection, self.registry = connection, registry
         self.security = security
         """``security.Security``: TLS and SASL on the listeners, or None."""
         self.loop = EventLoop(routes.failures.append)
@@ -228,21 +228,21 @@ class Server:
         out = self.routes.record
         if out is None:
             return
-        node = channel.node
-        out.write(
-            self.frames.capture_line(
-                time.time(),
-                channel.conn_no,
-                direction,
-                event.api_key,
-                event.api_version,
-                event.correlation_id,
-                event.header.client_id,
-                frame,
-                client=channel.client_address,
-                broker=f"{node.host}:{node.port}",
-            )
+        client, broker = channel.client_address, f"{channel.node.host}:{channel.node.port}"
+        row = Row(
+            conn=str(channel.conn_no),
+            ts=time.time(),
+            src=client if direction == "request" else broker,
+            dst=broker if direction == "request" else client,
+            direction=direction,
+            api_key=event.api_key,
+            api_version=event.api_version,
+            correlation_id=event.correlation_id,
+            client_id=event.header.client_id,
+            frame=frame,
+            error=None,
         )
+        out.write(capture_line(row))
         out.flush()
 
 

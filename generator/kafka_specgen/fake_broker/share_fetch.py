@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import clock
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .configs import group_setting
 from .errors import ErrorCode

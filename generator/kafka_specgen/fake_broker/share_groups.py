@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from . import clock
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .assignors import SHARE_ASSIGNOR, simple
 from .call import Call
 from .configs import group_setting, group_value

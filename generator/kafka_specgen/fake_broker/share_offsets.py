@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .groups import coordinates

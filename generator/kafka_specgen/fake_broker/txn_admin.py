@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from . import clock
-from .apikeys import ApiKey
+from ..api_keys import ApiKey
 from .call import Call
 from .errors import ErrorCode
 from .handler import Handler

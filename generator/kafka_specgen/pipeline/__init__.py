@@ -1,3 +1,4 @@
-"""Captured Kafka traffic: the recording proxy (``capture``), capture files and pcap input
-(``frames``, ``pcap``), the PySpark pipeline over them (``job``, ``decode``, ``readiness``)
-and its HTML report (``report``). Importing this package imports nothing heavy."""
+"""The PySpark pipeline over captured traffic (read by ``kafka_specgen.capture``): the job
+(``job``, ``datasource``, ``decode``), its tables (``tables``), the readiness verdict
+(``readiness``, ``verdict``, ``advice``) and its HTML report (``report``). Importing this
+package imports nothing heavy."""

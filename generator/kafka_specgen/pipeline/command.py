@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec_options import add_spec_options, chosen_spec_set
-from .inputs import InputError, check_inputs
+from ..capture.inputs import InputError, check_inputs
 from .report import REPORT
 from .tables import all_tables
 

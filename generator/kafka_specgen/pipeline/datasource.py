@@ -9,7 +9,7 @@
 Paths are files or folders (searched recursively); a file is pcap/pcapng when its magic
 number says so, a capture file (``kafka-specgen capture``'s JSON lines) when it ends in
 ``.jsonl``/``.json`` or is named explicitly. One row per frame, columns
-``pipeline.frames.Row`` (``error`` is set on bytes that are not a whole frame).
+``capture.frames.Row`` (``error`` is set on bytes that are not a whole frame).
 
 Capture files and request logs are read as frames by the data source, in pieces of at most
 ``splitBytes`` (default 64 MiB) of a file (its lines are independent), packed into about
@@ -17,8 +17,8 @@ equal partitions, at least ``minPartitions`` of them where there are enough piec
 folder of small files is a task per core, not per file. pcap files are one capture: a TCP
 stream may go on in the next of a set of rotated files. The data source reads the TCP
 segments of each pcap file in its own partition (option ``rows`` = ``segments``: columns
-``pipeline.pcap.SEGMENT_DDL``); ``read_frames`` shuffles them by connection, sorts each
-connection's segments in capture order and reassembles them with ``pipeline.pcap.reassemble``
+``capture.pcap.SEGMENT_DDL``); ``read_frames`` shuffles them by connection, sorts each
+connection's segments in capture order and reassembles them with ``capture.pcap.reassemble``
 (``mapInArrow``), so a connection's segments are taken from every file.
 
 Options of the data source (strings, as Spark passes them): ``rows`` (``frames``, the
@@ -37,9 +37,9 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from .columns import arrow_schema
-from .frames import SCHEMA_DDL, Row, capture_rows
-from .inputs import PCAP, REQUEST_LOG, input_files
+from ..capture.columns import arrow_schema
+from ..capture.frames import SCHEMA_DDL, Row, capture_rows
+from ..capture.inputs import PCAP, REQUEST_LOG, input_files
 
 
 class Piece(NamedTuple):
@@ -91,7 +91,7 @@ class KafkaCaptureDataSource(DataSource):
         return "kafka-capture"
 
     def schema(self) -> str:
-        from .pcap import SEGMENT_DDL
+        from ..capture.pcap import SEGMENT_DDL
 
         return SEGMENT_DDL if _rows_option(dict(self.options)) == "segments" else SCHEMA_DDL
 
@@ -137,7 +137,7 @@ class KafkaCaptureReader(DataSourceReader):
         if not isinstance(partition, CapturePartition):
             raise TypeError(f"kafka-capture: not one of its partitions: {partition!r}")
         if len(partition.pieces) == 1 and partition.pieces[0].kind == PCAP:
-            from .pcap import Segment, read_segments
+            from ..capture.pcap import Segment, read_segments
 
             piece = partition.pieces[0]
             segments = read_segments(piece.path, piece.file_no)
@@ -146,7 +146,7 @@ class KafkaCaptureReader(DataSourceReader):
 
     @staticmethod
     def _rows(pieces: Sequence[Piece]) -> Iterator[Row]:
-        from .requestlog import log_rows
+        from ..capture.requestlog import log_rows
 
         for piece in pieces:
             read = log_rows if piece.kind == REQUEST_LOG else capture_rows
@@ -245,8 +245,8 @@ def reassemble_batches(
     """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
     frame batches, reassembling (and decrypting) one connection at a time; ``then``
     continues with the frame batches."""
-    from .pcap import Segment, connection_key, reassemble
-    from .tls import read_keylog
+    from ..capture.pcap import Segment, connection_key, reassemble
+    from ..capture.tls import read_keylog
 
     keys = None
     if tls_keylog is not None:

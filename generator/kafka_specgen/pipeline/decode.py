@@ -1,7 +1,7 @@
 """Decoding one captured frame with a generated package, in plain Python (no Spark).
 
 ``Decoder(package).decode_row(row)`` decodes a row of the ``kafka-capture`` data source
-(``pipeline.frames.Row``) with the generated package ``package`` (importable by name:
+(``capture.frames.Row``) with the generated package ``package`` (importable by name:
 one generated from the specs it is given), re-encodes it and compares
 the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a plain loop
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
@@ -19,7 +19,8 @@ import importlib
 import json
 from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 
-from .columns import (
+from ..api_keys import ApiKey
+from ..capture.columns import (
     ArrayOf,
     OptBool,
     OptBytes,
@@ -31,7 +32,7 @@ from .columns import (
     ddl,
     arrow_schema,
 )
-from .frames import REQUEST_LOG, Row
+from ..capture.frames import REQUEST_LOG, Row
 from .recordbatches import BatchFacts, batch_error, uuid_text, read_batches
 
 
@@ -89,6 +90,11 @@ class DecodedRow(NamedTuple):
     named_brokers: OptStrs
 
 
+#: A decoded row starts with its frame's row: every column before ``frame``, then ``frame``
+#: (kept only where needed) and ``source``; ``error`` becomes its ``reason``.
+_SEEN = Row._fields.index("frame")
+assert DecodedRow._fields[: _SEEN + 2] == (*Row._fields[:_SEEN], "frame", "source")
+
 #: ``DecodedRow.status`` of a request log entry: no bytes, nothing to decode.
 LOGGED = "logged"
 
@@ -116,11 +122,10 @@ def logged(name: str | None, facts_json: bytes) -> Decoded:
             None,
             None,
             None,
-            software[0],
-            software[1],
-            advertised,
-            None,
-            brokers,
+            software_name=software[0],
+            software_version=software[1],
+            advertised=advertised,
+            named_brokers=brokers,
         )
     except (ValueError, TypeError, AttributeError, IndexError) as exc:
         return _error(name, f"request log facts cannot be read ({type(exc).__name__}: {exc})")
@@ -130,9 +135,15 @@ def logged(name: str | None, facts_json: bytes) -> Decoded:
 #: attributes, topic id attribute, partitions attribute, partition index attribute).
 #: These are Kafka's field names (TopicData/PartitionData/Index/Records in Produce,
 #: Responses/Partitions/PartitionIndex/Records in Fetch), stable across versions.
-RECORD_PATHS = {
-    (0, "request"): ("topic_data", ("name",), "topic_id", "partition_data", "index"),
-    (1, "response"): ("responses", ("topic",), "topic_id", "partitions", "partition_index"),
+RECORD_PATHS: dict[tuple[int, str], tuple[str, tuple[str, ...], str, str, str]] = {
+    (ApiKey.PRODUCE, "request"): ("topic_data", ("name",), "topic_id", "partition_data", "index"),
+    (ApiKey.FETCH, "response"): (
+        "responses",
+        ("topic",),
+        "topic_id",
+        "partitions",
+        "partition_index",
+    ),
 }
 
 
@@ -204,17 +215,21 @@ class Decoder:
         equal = again == frame
         diff = None if equal else first_difference(bytes(again), frame)
         software = version = None
-        if direction == "request" and api_key == 18:
+        if direction == "request" and api_key == ApiKey.API_VERSIONS:
             software = getattr(body, "client_software_name", None) or None
             version = getattr(body, "client_software_version", None) or None
         advertised = None
-        if direction == "response" and api_key == 18 and not getattr(body, "error_code", 1):
+        if (
+            direction == "response"
+            and api_key == ApiKey.API_VERSIONS
+            and not getattr(body, "error_code", 1)
+        ):
             advertised = [
                 ApiRange(k.api_key, k.min_version, k.max_version)
                 for k in getattr(body, "api_keys", ())
             ]
         brokers = None
-        if direction == "response" and api_key == 3:
+        if direction == "response" and api_key == ApiKey.METADATA:
             brokers = [f"{b.host}:{b.port}" for b in getattr(body, "brokers", None) or ()]
         batches = None
         if self.read_records and api_key is not None and direction is not None:
@@ -231,9 +246,9 @@ class Decoder:
             text,
             software,
             version,
-            advertised,
-            batches,
-            brokers,
+            advertised=advertised,
+            batches=batches,
+            named_brokers=brokers,
         )
 
     def batches(
@@ -276,20 +291,7 @@ def first_difference(a: bytes, b: bytes) -> int:
 
 def _output(row: Row, decoded: Decoded) -> DecodedRow:
     keep = decoded.status == "error" or decoded.reencoded_equal is False
-    return DecodedRow(
-        row.conn,
-        row.ts,
-        row.src,
-        row.dst,
-        row.direction,
-        row.api_key,
-        row.api_version,
-        row.correlation_id,
-        row.client_id,
-        row.frame if keep else None,
-        row.source,
-        *decoded,
-    )
+    return DecodedRow._make((*row[:_SEEN], row.frame if keep else None, row.source, *decoded))
 
 
 def decode_rows(

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from ..library import SpecSource
 from .decode import LOGGED
-from .inputs import check_inputs
+from ..capture.inputs import check_inputs
 from .report import REPORT
 from .tables import Staged, all_tables, with_clients
 from .target import Target
@@ -323,11 +323,11 @@ def prepare(specs: SpecSource | None) -> Prepared:
     """The package that decodes the capture: from ``specs``, by default every version of
     every Kafka release (``--release all``), so a mixed fleet decodes whole."""
     from ..library import SpecSet, generated_package, load_specs, spec_set
-    from ..spark_schema import spark_schemas
+    from .spark_schema import spark_schemas
 
     chosen = spec_set(specs) if specs else SpecSet.of_release("all")
     package = generated_package(chosen)
-    package.module()
+    package.require(because="the pipeline decodes whole frames, headers included")
     schemas = spark_schemas(load_specs(chosen, warn=False)[0])
     return Prepared(package, schemas, chosen.label)
 

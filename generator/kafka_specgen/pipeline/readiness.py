@@ -37,7 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Sequence
 
-from .columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
+from ..api_keys import ApiKey
+from ..capture.columns import OptBool, OptDouble, OptInt, OptLong, OptStr, OptStrs, Str, ddl
 from .target import Target, TargetError
 from ..versions import Versions
 
@@ -46,12 +47,14 @@ __all__ = ["Target", "TargetError"]
 #: Produce versions whose requests carry message sets (magic 0 and 1); from v3 on a
 #: Produce request holds record batches (magic 2) only.
 LEGACY_FORMAT_PRODUCE = Versions(0, 2)
-PRODUCE, FETCH = 0, 1
 
 #: APIs a client sends only to a broker that advertises them: a target without them is
 #: not a break, the client goes on without (KIP-714: librdkafka and the Java client ask
 #: for telemetry subscriptions only then).
-OPTIONAL_APIS = {71: "GetTelemetrySubscriptions", 72: "PushTelemetry"}
+OPTIONAL_APIS: dict[int, str] = {
+    ApiKey.GET_TELEMETRY_SUBSCRIPTIONS: "GetTelemetrySubscriptions",
+    ApiKey.PUSH_TELEMETRY: "PushTelemetry",
+}
 
 #: Verdicts of a row (``ReadinessRow.verdict``): a client's API version or message format
 #: (OK, BREAKS, OPTIONAL), something the capture did not show (INCOMPLETE, kind ``gap``),
@@ -199,7 +202,7 @@ def judge_version(
 
 def judge_format(target: Target, magic: int) -> Judgment:
     """Does the target take record data of message format ``magic``?"""
-    produce = target.accepted.get(PRODUCE)
+    produce = target.accepted.get(ApiKey.PRODUCE)
     valid = produce[1] if produce is not None else Versions(1, 0)
     legacy = valid.intersect(LEGACY_FORMAT_PRODUCE)
     label = f"message format v{magic} (magic {magic})"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 from typing import Any, NamedTuple
 
-from .columns import OptBool, OptBytes, OptInt, OptLong, OptStr
+from ..capture.columns import OptBool, OptBytes, OptInt, OptLong, OptStr
 
 
 class BatchFacts(NamedTuple):

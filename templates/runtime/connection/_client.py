@@ -14,7 +14,7 @@ from typing import Any
 from .. import framing, negotiation
 from ..errors import DecodeError, UnsupportedVersionError
 from ..negotiation import VersionRange
-from ..registry import API_KEYS, api_name
+from ..registry import API_KEYS, ApiKey, api_name
 from ..sasl import SaslMechanism
 from ._errors import ConnectionFailedError, LocalProtocolError, ProtocolFailure
 from ._events import (
@@ -33,7 +33,6 @@ from ._pipeline import UNSOLICITED, PendingRequest, Pipeline
 from ._policy import (
     DEFAULT_POLICY,
     INT32,
-    SASL_HANDSHAKE,
     SOFTWARE_PATTERN,
     check_version,
     choose_version,
@@ -363,7 +362,7 @@ class ClientConnection:
         throttle, and become ready when it is over."""
         for step in steps:
             if isinstance(step, SendRequest):
-                if step.api_key == SASL_HANDSHAKE:
+                if step.api_key == ApiKey.SASL_HANDSHAKE:
                     self._login_started = now
                     if self._state is ConnectionState.NEGOTIATING:
                         self._set_state(ConnectionState.AUTHENTICATING)

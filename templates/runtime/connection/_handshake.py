@@ -20,18 +20,15 @@ from enum import Enum
 from typing import Any, Union
 
 from .. import framing, negotiation
+from ..error_codes import ErrorCode
 from ..errors import DecodeError, UnsupportedVersionError
 from ..negotiation import VersionRange
-from ..registry import API_KEYS, api_name
+from ..registry import API_KEYS, ApiKey, api_name
 from ..sasl import SaslError, SaslExchange, SaslMechanism
 from ._errors import LocalProtocolError, ProtocolFailure
 from ._events import FailureCause, Features
 from ._policy import (
-    API_VERSIONS,
     MAX_API_VERSIONS_ATTEMPTS,
-    SASL_AUTHENTICATE,
-    SASL_HANDSHAKE,
-    UNSUPPORTED_VERSION,
     choose_version,
     error_name,
 )
@@ -125,19 +122,21 @@ class Handshake:
         if self._configured is not None:
             self.versions = dict(self._configured)
             return self._after_versions()
-        entry = API_KEYS.get(API_VERSIONS)
+        entry = API_KEYS.get(ApiKey.API_VERSIONS)
         if entry is None:
             # selection.py keeps ApiVersions in every package with headers; a package made
             # some other way needs the broker's versions given.
             raise LocalProtocolError("this package has no ApiVersions: pass broker_versions=")
         self.state = HandshakeState.NEGOTIATING
-        high = min(entry.max_version, self.policy.get(API_VERSIONS, (0, entry.max_version))[1])
+        high = min(
+            entry.max_version, self.policy.get(ApiKey.API_VERSIONS, (0, entry.max_version))[1]
+        )
         return [self._api_versions_request(high)]
 
     def receive(self, api_key: int, version: int, frame: bytes) -> list[Step]:
         """The answer (a whole response frame) to an internal request of ``api_key`` sent
         at ``version``."""
-        if api_key == API_VERSIONS:
+        if api_key == ApiKey.API_VERSIONS:
             return self._api_versions_answer(frame, version)
         try:
             _, body = framing.decode_response(frame, api_key, version)
@@ -146,7 +145,7 @@ class Handshake:
                 FailureCause.UNDECODABLE,
                 f"{api_name(api_key)} v{version} response does not decode: {exc}",
             ) from None
-        if api_key == SASL_HANDSHAKE:
+        if api_key == ApiKey.SASL_HANDSHAKE:
             return self._sasl_handshake_answer(body, version)
         return self._sasl_authenticate_answer(body)
 
@@ -169,10 +168,10 @@ class Handshake:
     def _api_versions_request(self, version: int) -> SendRequest:
         self._attempts += 1
         name, version_text = self.client_software
-        request = request_class(API_VERSIONS)(
+        request = request_class(ApiKey.API_VERSIONS)(
             client_software_name=name, client_software_version=version_text
         )
-        return SendRequest(API_VERSIONS, version, request)
+        return SendRequest(ApiKey.API_VERSIONS, version, request)
 
     def _api_versions_answer(self, frame: bytes, sent: int) -> list[Step]:
         try:
@@ -182,11 +181,11 @@ class Handshake:
                 FailureCause.UNDECODABLE, f"ApiVersions v{sent} response does not decode: {exc}"
             ) from None
         response = outcome.response
-        if response.error_code == UNSUPPORTED_VERSION:
+        if response.error_code == ErrorCode.UNSUPPORTED_VERSION:
             # KIP-511: the body is v0 and lists the broker's ApiVersions range. Retry at its
             # newest if that is strictly lower than what was sent; else at v0 (a broker
             # listing nothing, or a range that does not explain the refusal).
-            listed = outcome.versions.get(API_VERSIONS)
+            listed = outcome.versions.get(ApiKey.API_VERSIONS)
             retry = listed[1] if listed is not None and 0 <= listed[1] < sent else 0
             if sent == 0 or self._attempts >= MAX_API_VERSIONS_ATTEMPTS:
                 raise ProtocolFailure(
@@ -196,7 +195,7 @@ class Handshake:
                 )
             self.api_versions_refused.append(sent)
             return [self._api_versions_request(retry)]
-        if response.error_code != 0:
+        if response.error_code != ErrorCode.NONE:
             raise ProtocolFailure(
                 FailureCause.HANDSHAKE_FAILED,
                 f"ApiVersions v{sent} answered {error_name(response.error_code)}",
@@ -238,13 +237,13 @@ class Handshake:
     def _login(self) -> list[Step]:
         assert self.sasl is not None
         self.state = HandshakeState.AUTHENTICATING
-        version = self._version(SASL_HANDSHAKE, "SaslHandshake")
-        request = request_class(SASL_HANDSHAKE)(mechanism=self.sasl.name)
-        return [SendRequest(SASL_HANDSHAKE, version, request)]
+        version = self._version(ApiKey.SASL_HANDSHAKE, "SaslHandshake")
+        request = request_class(ApiKey.SASL_HANDSHAKE)(mechanism=self.sasl.name)
+        return [SendRequest(ApiKey.SASL_HANDSHAKE, version, request)]
 
     def _sasl_handshake_answer(self, body: Any, version: int) -> list[Step]:
         assert self.sasl is not None
-        if body.error_code != 0:
+        if body.error_code != ErrorCode.NONE:
             offered = ", ".join(getattr(body, "mechanisms", ())) or "none"
             raise ProtocolFailure(
                 FailureCause.AUTHENTICATION_FAILED,
@@ -262,9 +261,9 @@ class Handshake:
         return [self._token_request(token)]
 
     def _token_request(self, token: bytes) -> SendRequest:
-        version = self._version(SASL_AUTHENTICATE, "SaslAuthenticate")
-        request = request_class(SASL_AUTHENTICATE)(auth_bytes=token)
-        return SendRequest(SASL_AUTHENTICATE, version, request)
+        version = self._version(ApiKey.SASL_AUTHENTICATE, "SaslAuthenticate")
+        request = request_class(ApiKey.SASL_AUTHENTICATE)(auth_bytes=token)
+        return SendRequest(ApiKey.SASL_AUTHENTICATE, version, request)
 
     def _sasl_step(self, challenge: bytes) -> bytes | None:
         assert self._exchange is not None
@@ -274,7 +273,7 @@ class Handshake:
             raise ProtocolFailure(FailureCause.AUTHENTICATION_FAILED, str(exc)) from None
 
     def _sasl_authenticate_answer(self, body: Any) -> list[Step]:
-        if body.error_code != 0:
+        if body.error_code != ErrorCode.NONE:
             message = body.error_message or "no message"
             raise ProtocolFailure(
                 FailureCause.AUTHENTICATION_FAILED,

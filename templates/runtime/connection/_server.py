@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from .. import framing
+from ..error_codes import ErrorCode
 from ..errors import DecodeError, UnsupportedVersionError
 from ..headers import RequestHeader, ResponseHeader
 from ..negotiation import VersionRange
 from .._codec import item_class
-from ..registry import API_KEYS, api_name
+from ..registry import API_KEYS, ApiKey, api_name
 from ._errors import LocalProtocolError, ProtocolFailure
 from ._events import (
     ConnectionClosed,
@@ -23,10 +24,7 @@ from ._events import (
 from ._policy import (
     INT16,
     INT32,
-    API_VERSIONS,
     expects_response,
-    SASL_HANDSHAKE,
-    UNSUPPORTED_VERSION,
     split_frames,
 )
 
@@ -109,7 +107,11 @@ class ServerConnection:
         entry = API_KEYS.get(api_key)
         request: Any = None
         try:
-            if api_key == API_VERSIONS and entry is not None and api_version > entry.max_version:
+            if (
+                api_key == ApiKey.API_VERSIONS
+                and entry is not None
+                and api_version > entry.max_version
+            ):
                 # KIP-511: a newer ApiVersions body cannot be read, but the header can (its
                 # client id keeps the classic string form at every version): answer it.
                 header, _ = RequestHeader.decode_from(frame, 0, 1)
@@ -160,7 +162,11 @@ class ServerConnection:
             ResponseHeader(cid), response, api_key, api_version
         )
         self._out += [INT32.pack(len(head) + len(payload)) + head, payload]
-        if api_key == SASL_HANDSHAKE and api_version == 0 and response.error_code == 0:
+        if (
+            api_key == ApiKey.SASL_HANDSHAKE
+            and api_version == 0
+            and response.error_code == ErrorCode.NONE
+        ):
             self._raw_sasl = True  # KIP-43: raw tokens follow
 
     def send_api_versions(
@@ -180,18 +186,18 @@ class ServerConnection:
         or than this package, the answer is KIP-511's: error UNSUPPORTED_VERSION and a v0
         body that lists only ApiVersions' range.
         """
-        entry = API_KEYS[API_VERSIONS]
+        entry = API_KEYS[ApiKey.API_VERSIONS]
         cls = entry.response
         item = item_class(cls, "api_keys")
-        own = versions.get(API_VERSIONS, (0, entry.max_version))
+        own = versions.get(ApiKey.API_VERSIONS, (0, entry.max_version))
         if to.api_version > min(own[1], entry.max_version):
             low, high = own[0], min(own[1], entry.max_version)
-            only = item(api_key=API_VERSIONS, min_version=low, max_version=high)
-            body = cls(error_code=UNSUPPORTED_VERSION, api_keys=[only])
+            only = item(api_key=ApiKey.API_VERSIONS, min_version=low, max_version=high)
+            body = cls(error_code=ErrorCode.UNSUPPORTED_VERSION, api_keys=[only])
             if self.closed:
                 raise LocalProtocolError("the connection is closed")
             self._take(to.correlation_id)
-            self._write(to.correlation_id, body, API_VERSIONS, 0)
+            self._write(to.correlation_id, body, ApiKey.API_VERSIONS, 0)
             return
         fields: dict[str, Any] = {
             "error_code": error_code,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..columns import (
+from ...capture.columns import (
     Long,
     OptBool,
     OptDouble,
@@ -16,7 +16,7 @@ from ..columns import (
     OptStrs,
     Str,
 )
-from . import CLIENT, Staged, Table, save
+from .table import CLIENT, Staged, Table, save
 
 
 class BatchRow(NamedTuple):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..columns import Long, OptBytes, OptInt, OptStr
+from ...capture.columns import Long, OptBytes, OptInt, OptStr
 from ..decode import LOGGED
-from . import Staged, Table, read_small, save
+from .table import Staged, Table, read_small, save
 
 
 class ConformanceRow(NamedTuple):

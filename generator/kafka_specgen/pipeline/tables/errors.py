@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..columns import Bytes, OptDouble, OptInt, OptStr, Str
-from ..tls import NEEDS_KEYS
-from . import Staged, Table, save
+from ...capture.columns import Bytes, OptDouble, OptInt, OptStr, Str
+from ...capture.tls import NEEDS_KEYS
+from .table import Staged, Table, save
 
 
 class ErrorRow(NamedTuple):

@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..columns import OptDouble, OptInt, OptStr, Str
-from . import Staged, Table
+from ...capture.columns import OptDouble, OptInt, OptStr, Str
+from .table import Staged, Table
 
 
 class MessageRow(NamedTuple):
@@ -85,7 +85,7 @@ def driver_tables(rows: Any, schemas: dict[str, Any], folder: Path) -> None:
     import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    from ..columns import arrow_schema
+    from ...capture.columns import arrow_schema
 
     columns = rows.to_pydict()
     by_message: dict[str, list[int]] = {}

@@ -9,12 +9,12 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
+from ...api_keys import ApiKey
 from ..advice import with_advice
-from ..columns import arrow_schema
+from ...capture.columns import arrow_schema
 from ..readiness import (
     BYTES,
-    FETCH,
-    PRODUCE,
+    LEGACY_FORMAT_PRODUCE,
     REQUEST_LOG,
     ReadinessRow,
     client_of,
@@ -22,7 +22,7 @@ from ..readiness import (
 )
 from ..target import Target
 from ..verdict import Evidence, Verdict, gap_rows, verdict
-from . import CLIENT, Staged, Table, collect_together
+from .table import CLIENT, Staged, Table, collect_together
 
 TABLE = Table(
     "readiness",
@@ -126,12 +126,15 @@ def _evidence_queries(frames: Any, requests: Any) -> dict[str, Any]:
     the brokers Metadata named and the endpoints requests went to (``seen``)."""
     from pyspark.sql import functions as F
 
+    # plain ints for Spark: py4j writes a value by its str(), an enum member's name on 3.10
+    produce, fetch = int(ApiKey.PRODUCE), int(ApiKey.FETCH)
     batches = F.when(F.col("batches").isNull(), 0).otherwise(F.size("batches"))
-    legacy = (F.col("api_key") == PRODUCE) & (F.col("api_version") <= 2)
+    legacy_version = F.col("api_version") <= LEGACY_FORMAT_PRODUCE.hi
+    legacy = (F.col("api_key") == produce) & legacy_version
     per_client = requests.groupBy(*CLIENT).agg(
-        F.max(F.col("api_key").isin(PRODUCE, FETCH).cast("int")).alias("data"),
+        F.max(F.col("api_key").isin(produce, fetch).cast("int")).alias("data"),
         F.max(legacy.cast("int")).alias("legacy"),
-        F.sum(F.when(F.col("api_key") == PRODUCE, batches).otherwise(0)).alias("batches"),
+        F.sum(F.when(F.col("api_key") == produce, batches).otherwise(0)).alias("batches"),
     )
     # only where the capture says where traffic went (capture files before 0.2.0 do not)
     named_brokers = frames.filter(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
-from . import CLIENT, Staged, Table, evidence_of, save
+from ...capture.columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
+from .table import CLIENT, Staged, Table, evidence_of, save
 
 
 class UsageRow(NamedTuple):

@@ -1,7 +1,10 @@
-"""Kafka's API keys by name, so that no handler or table spells a bare number.
+"""Kafka's api keys by name, for the tool's own code (the fake broker, the pipeline,
+broker-versions): no handler or table spells a bare number.
 
-Issue 29 plans an ``ApiKey`` enum in the generated registry; until then this one is the
-fake broker's (the names are Kafka's, in upper snake case).
+The names are Kafka's, in upper snake case (``runtime_names.member_name``); the table is
+``specs/facts/api-keys.json``'s, which ``tests/generator/test_api_keys.py`` holds it to. A
+generated package has its own, ``registry.ApiKey``: the tool never imports a generated
+package to name a key.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from kafka_specgen.pipeline import frames as fr
-from kafka_specgen.pipeline import pcap
-from kafka_specgen.pipeline.inputs import input_files
-from kafka_specgen.pipeline.pcapfile import Damage, Packet, read_packets
-from kafka_specgen.pipeline.requestlog import entry_row, log_rows, timestamp
-from tests.pipeline.test_pipeline_reassembly import (
+from kafka_specgen.capture import frames as fr
+from kafka_specgen.capture import pcap
+from kafka_specgen.capture.inputs import input_files
+from kafka_specgen.capture.pcapfile import Damage, Packet, read_packets
+from kafka_specgen.capture.requestlog import entry_row, log_rows, timestamp
+from tests.support.pcaps import (
     build_pcap,
     by_conn,
     conversation_packets,

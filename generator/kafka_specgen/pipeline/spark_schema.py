@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import FieldType, Message, Struct
-from .wiretypes import WIRE_TYPES
+from ..model import FieldType, Message, Struct
+from ..wiretypes import WIRE_TYPES
 
 
 def column(name: str, spark_type: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The capture format, owned here: Kafka frames cut out of byte streams, request headers,
 request/response pairing, and the lines of capture files (reading and writing). The proxy
-(``pipeline.capture``), pcap reading (``pipeline.pcap``) and the Spark job all use it.
+(``capture.proxy``), pcap reading (``capture.pcap``) and the Spark job all use it.
 Standard library only (no Spark).
 
 A capture file (``kafka-specgen capture``'s output) holds one JSON line per frame::
@@ -39,8 +39,9 @@ import math
 import os
 import struct
 from collections import deque
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple, Optional
 
+from ..api_keys import ApiKey
 from .columns import Bytes, OptDouble, OptInt, OptStr, Str, ddl
 
 #: Frames larger than this (Kafka's socket.request.max.bytes) mean the stream is not Kafka
@@ -72,7 +73,7 @@ def parse_request_header(frame: bytes) -> tuple[int | None, int | None, int | No
     api_key, api_version = _INT16.unpack_from(frame, 0)[0], _INT16.unpack_from(frame, 2)[0]
     correlation_id = _INT32.unpack_from(frame, 4)[0]
     client_id = None
-    if not (api_key == 7 and api_version == 0) and len(frame) >= 10:
+    if not (api_key == ApiKey.CONTROLLED_SHUTDOWN and api_version == 0) and len(frame) >= 10:
         (length,) = _INT16.unpack_from(frame, 8)
         if 0 <= length <= len(frame) - 10:
             client_id = frame[10 : 10 + length].decode("utf-8", errors="replace")
@@ -104,6 +105,39 @@ class Pairer:
                 (api_key, api_version, client_id)
             )
         return header
+
+    def row(
+        self,
+        conn: str,
+        ts: float | None,
+        direction: str,
+        frame: bytes,
+        ends: Ends = (None, None),
+        source: str = CAPTURE,
+    ) -> Row:
+        """The row of one whole frame of this connection (``direction`` ``request`` or
+        ``response``): a request's header facts, or a response's from its request."""
+        client, broker = ends
+        if direction == "request":
+            api_key, api_version, correlation_id, client_id = self.request(frame)
+            src, dst = client, broker
+        else:
+            correlation_id, (api_key, api_version, client_id) = self.response(frame)
+            src, dst = broker, client
+        return Row(
+            conn,
+            ts,
+            src,
+            dst,
+            direction,
+            api_key,
+            api_version,
+            correlation_id,
+            client_id,
+            frame,
+            None,
+            source,
+        )
 
     def response(self, frame: bytes) -> tuple[int | None, RequestFacts]:
         """``(correlation_id, (api_key, api_version, client_id) of its request)``."""
@@ -148,32 +182,23 @@ class FrameSplitter:
 # --- capture-file lines -------------------------------------------------------------------------
 
 
-def capture_line(
-    ts: float | None,
-    conn: int,
-    direction: str | None,
-    api_key: int | None,
-    api_version: int | None,
-    correlation_id: int | None,
-    client_id: str | None,
-    frame: bytes,
-    *,
-    client: str | None = None,
-    broker: str | None = None,
-) -> str:
-    """One line of a capture file (with its newline). ``client`` and ``broker`` are the
-    two ends' ``host:port``, written (as ``src`` and ``dst`` of the frame) when known."""
-    ends = (client, broker) if direction == "request" else (broker, client)
+def capture_line(row: Row) -> str:
+    """One line of a capture file (with its newline) for a frame's row: its connection's
+    number is what follows the last ``#`` of ``row.conn`` (a row read from a capture file
+    is written back as it was read)."""
+    conn = row.conn.rpartition("#")[2]
+    if not conn.isdigit():
+        raise ValueError(f"row {row.conn!r} names no connection number: not a frame's row")
     record = {
-        "ts": ts,
-        "conn": conn,
-        **({"src": ends[0], "dst": ends[1]} if client or broker else {}),
-        "dir": direction,
-        "api_key": api_key,
-        "api_version": api_version,
-        "correlation_id": correlation_id,
-        "client_id": client_id,
-        "frame": frame.hex(),
+        "ts": row.ts,
+        "conn": int(conn),
+        **({"src": row.src, "dst": row.dst} if row.src or row.dst else {}),
+        "dir": row.direction,
+        "api_key": row.api_key,
+        "api_version": row.api_version,
+        "correlation_id": row.correlation_id,
+        "client_id": row.client_id,
+        "frame": row.frame.hex(),
     }
     return json.dumps(record, separators=(", ", ": ")) + "\n"
 
@@ -193,6 +218,25 @@ class Row(NamedTuple):
     frame: Bytes  # request log entries: the entry's JSON text (no bytes were captured)
     error: OptStr  # set on bytes that are not a whole frame
     source: Str = CAPTURE  # CAPTURE, PCAP or REQUEST_LOG: where the row was read
+
+
+#: ``(client, broker)``: a connection's two ends, ``"host:port"`` each (None: unknown).
+Ends = tuple[Optional[str], Optional[str]]
+
+
+def error_row(
+    conn: str,
+    frame: bytes,
+    error: str,
+    source: str = CAPTURE,
+    *,
+    ts: float | None = None,
+    ends: Ends = (None, None),
+    direction: str | None = None,
+) -> Row:
+    """The row of bytes that are not a whole frame (``error`` says why): no header facts."""
+    src, dst = ends if direction != "response" else ends[::-1]
+    return Row(conn, ts, src, dst, direction, None, None, None, None, frame, error, source)
 
 
 #: The data source's columns and Spark DDL, from ``Row``.
@@ -260,20 +304,7 @@ def capture_line_row(line: bytes, name: str, line_no: int) -> Row:
 def line_error(name: str, line_no: int, line: bytes, why: str, source: str = CAPTURE) -> Row:
     """The error row of a line that cannot be read (its first ``KEPT_BYTES`` kept)."""
     kept = bytes(line.rstrip(b"\r\n")[:KEPT_BYTES])
-    return Row(
-        f"{name}#line{line_no}",
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        kept,
-        f"{name} line {line_no}: {why}",
-        source,
-    )
+    return error_row(f"{name}#line{line_no}", kept, f"{name} line {line_no}: {why}", source)
 
 
 def _kind(value: Any) -> str:

@@ -37,6 +37,7 @@ import re
 from calendar import timegm
 from typing import Any, Iterator
 
+from ..api_keys import ApiKey
 from .frames import KEPT_BYTES, MAX_LINE, REQUEST_LOG, Row, file_lines, line_error
 
 MARKER = b"Completed request:"
@@ -97,20 +98,19 @@ def entry_row(line: bytes, name: str) -> Row | None:
     broker = client = None
     if isinstance(connection, str) and (match := _CONNECTION.match(connection)):
         broker, client = match.group(1), match.group(2)
-    facts = entry_facts(entry, api_key)
     return Row(
-        f"{name}#{connection}",
-        timestamp(prefix),
-        client,
-        broker,
-        "request",
-        api_key,
-        api_version,
-        correlation_id,
-        client_id,
-        json.dumps(facts, separators=(",", ":")).encode(),
-        None,
-        REQUEST_LOG,
+        conn=f"{name}#{connection}",
+        ts=timestamp(prefix),
+        src=client,
+        dst=broker,
+        direction="request",
+        api_key=api_key,
+        api_version=api_version,
+        correlation_id=correlation_id,
+        client_id=client_id,
+        frame=json.dumps(entry_facts(entry, api_key), separators=(",", ":")).encode(),
+        error=None,
+        source=REQUEST_LOG,
     )
 
 
@@ -146,19 +146,23 @@ def entry_facts(entry: dict[str, Any], api_key: int) -> dict[str, Any]:
         name = _known(info.get("softwareName"))
         version = _known(info.get("softwareVersion"))
     request, response = entry.get("request"), entry.get("response")
-    if api_key == 18 and isinstance(request, dict) and name is None:
+    if api_key == ApiKey.API_VERSIONS and isinstance(request, dict) and name is None:
         # the connection's first ApiVersions request carries the name before the broker
         # has recorded it for the connection
         name = _known(request.get("clientSoftwareName"))
         version = _known(request.get("clientSoftwareVersion"))
     facts: dict[str, Any] = {"software": [name, version] if name else None}
-    if api_key == 18 and isinstance(response, dict) and not response.get("errorCode"):
+    if (
+        api_key == ApiKey.API_VERSIONS
+        and isinstance(response, dict)
+        and not response.get("errorCode")
+    ):
         facts["advertised"] = [
             [k["apiKey"], k["minVersion"], k["maxVersion"]]
             for k in response.get("apiKeys") or ()
             if isinstance(k, dict) and {"apiKey", "minVersion", "maxVersion"} <= k.keys()
         ]
-    if api_key == 3 and isinstance(response, dict):
+    if api_key == ApiKey.METADATA and isinstance(response, dict):
         facts["brokers"] = [
             f"{b['host']}:{b['port']}"
             for b in response.get("brokers") or ()

@@ -1,5 +1,5 @@
 // KafkaJS admin calls against a fake cluster (BOOTSTRAP), one JSON line of outcomes; run by
-// tests/support/kafkajs.py.
+// tests/support/kafkajs.py (run).
 const { Kafka, logLevel, ConfigResourceTypes } = require('kafkajs')
 const kafka = new Kafka({ clientId: 'kjs', brokers: [process.env.BOOTSTRAP], logLevel: logLevel.NOTHING, retry: { retries: 2 } })
 const admin = kafka.admin()

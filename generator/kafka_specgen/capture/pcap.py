@@ -32,7 +32,7 @@ import struct
 from typing import Any, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from .columns import Bytes, Double, Int, Long, OptStr, Str, ddl
-from .frames import MAX_FRAME_SIZE, PCAP, Row
+from .frames import MAX_FRAME_SIZE, PCAP, Row, error_row
 from .pcapfile import Damage, is_pcap_magic, read_packets
 from . import tls
 from .streams import Chunk, StreamFrame, pair_frames, split_stream
@@ -253,8 +253,9 @@ def reassemble(
     connections: list[_Connection] = []
     rows: list[Row] = []
     for index, segment in enumerate(segments):
-        if segment.error is not None:
-            rows.append(_damaged(segment))
+        if segment.error is not None:  # a part of the file that could not be read
+            damage = f"{segment.file}#damage{segment.packet}"
+            rows.append(error_row(damage, segment.payload, segment.error, PCAP))
             continue
         key = connection_key(segment)
         conn = current.get(key)
@@ -288,24 +289,6 @@ def _plaintext(decrypted: tls.Decrypted) -> list[StreamFrame]:
         ts = decrypted.chunks[-1].ts if decrypted.chunks else 0.0
         frames.append(StreamFrame(ts, decrypted.rest, decrypted.problem))
     return frames
-
-
-def _damaged(segment: Segment) -> Row:
-    """The error row of a part of a pcap file that could not be read."""
-    return Row(
-        f"{segment.file}#damage{segment.packet}",
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        segment.payload,
-        segment.error,
-        PCAP,
-    )
 
 
 def _roles(conn: _Connection, ports: frozenset[int]) -> tuple[str, str]:

@@ -25,7 +25,7 @@ must trust that certificate) and records the plaintext; ``--upstream-tls`` (with
 so that a packet capture of the same connections can be decrypted too.
 
 The capture format (frame splitting, header parsing, pairing, the lines) is
-``pipeline.frames``. Standard library only: no Spark (or generated package) import here.
+``capture.frames``. Standard library only: no Spark (or generated package) import here.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from .frames import FrameSplitter, Pairer, capture_line
+from .frames import Ends, FrameSplitter, Pairer, Row, capture_line
 
 CHUNK = 256 * 1024
 
@@ -107,35 +107,10 @@ class Recorder:
     def full(self) -> bool:
         return self.max_frames is not None and self.frames >= self.max_frames
 
-    def write(
-        self,
-        conn: int,
-        direction: str,
-        api_key: int | None,
-        api_version: int | None,
-        correlation_id: int | None,
-        client_id: str | None,
-        frame: bytes,
-        ends: tuple[str | None, str | None] = (None, None),
-    ) -> None:
+    def write(self, row: Row) -> None:
         if self.full or self.out.closed:
             return
-        ts = round(time.time(), 6)
-        client, broker = ends
-        self.out.write(
-            capture_line(
-                ts,
-                conn,
-                direction,
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                client=client,
-                broker=broker,
-            )
-        )
+        self.out.write(capture_line(row))
         self.out.flush()
         self.frames += 1
         if self.full:
@@ -150,51 +125,28 @@ class Connection:
         self.proxy = proxy
         self.pairer = Pairer()
         self.writers: list[asyncio.StreamWriter] = []
-        self.ends: tuple[str | None, str | None] = (
+        self.ends: Ends = (
             None,
             f"{proxy.upstream[0]}:{proxy.upstream[1]}",
         )
 
-    def record_requests(self, frames: list[bytes]) -> None:
+    def record(self, direction: str, frames: list[bytes]) -> None:
+        conn = str(self.conn_id)
         for frame in frames:
-            api_key, api_version, correlation_id, client_id = self.pairer.request(frame)
-            self.proxy.recorder.write(
-                self.conn_id,
-                "request",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                self.ends,
-            )
-
-    def record_responses(self, frames: list[bytes]) -> None:
-        for frame in frames:
-            correlation_id, (api_key, api_version, client_id) = self.pairer.response(frame)
-            self.proxy.recorder.write(
-                self.conn_id,
-                "response",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                self.ends,
-            )
+            ts = round(time.time(), 6)
+            self.proxy.recorder.write(self.pairer.row(conn, ts, direction, frame, self.ends))
 
     async def pump(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, direction: str
     ) -> None:
         splitter = FrameSplitter()
-        record = self.record_requests if direction == "request" else self.record_responses
         reported = False
         try:
             while True:
                 data = await reader.read(CHUNK)
                 if not data:
                     break
-                record(splitter.feed(data))
+                self.record(direction, splitter.feed(data))
                 if splitter.broken is not None and not reported:
                     reported = True
                     self.proxy.log(

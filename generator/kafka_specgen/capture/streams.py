@@ -1,6 +1,6 @@
 """Kafka frames cut out of a reassembled TCP stream that may have holes (``split_stream``),
 and the rows of one connection, each response paired with its request
-(``pair_frames``). pcap reading (``pipeline.pcap``) uses them; the live proxy cuts its
+(``pair_frames``). pcap reading (``capture.pcap``) uses them; the live proxy cuts its
 streams with ``frames.FrameSplitter``. Standard library only.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, NamedTuple
 
-from .frames import _INT32, MAX_FRAME_SIZE, Pairer, Row
+from .frames import _INT32, MAX_FRAME_SIZE, Pairer, Row, error_row
 
 
 class Chunk(NamedTuple):
@@ -174,77 +174,14 @@ def pair_frames(
     request (``Pairer``), in time order (a request before its response)."""
     rows: list[Row] = []
     pairer = Pairer()
-    for ts, frame, error in requests:
-        if error is not None:
-            rows.append(
-                Row(
-                    conn,
-                    ts,
-                    client,
-                    broker,
-                    "request",
-                    None,
-                    None,
-                    None,
-                    None,
-                    frame,
-                    error,
-                    source,
+    ends = (client, broker)
+    for direction, frames in (("request", requests), ("response", responses)):
+        for ts, frame, error in frames:
+            if error is None:
+                rows.append(pairer.row(conn, ts, direction, frame, ends, source))
+            else:
+                rows.append(
+                    error_row(conn, frame, error, source, ts=ts, ends=ends, direction=direction)
                 )
-            )
-            continue
-        api_key, api_version, correlation_id, client_id = pairer.request(frame)
-        rows.append(
-            Row(
-                conn,
-                ts,
-                client,
-                broker,
-                "request",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                None,
-                source,
-            )
-        )
-    for ts, frame, error in responses:
-        if error is not None:
-            rows.append(
-                Row(
-                    conn,
-                    ts,
-                    broker,
-                    client,
-                    "response",
-                    None,
-                    None,
-                    None,
-                    None,
-                    frame,
-                    error,
-                    source,
-                )
-            )
-            continue
-        correlation_id, (api_key, api_version, client_id) = pairer.response(frame)
-        rows.append(
-            Row(
-                conn,
-                ts,
-                broker,
-                client,
-                "response",
-                api_key,
-                api_version,
-                correlation_id,
-                client_id,
-                frame,
-                None,
-                source,
-            )
-        )
     rows.sort(key=lambda r: (r.ts if r.ts is not None else 0.0, r.direction != "request"))
     return rows

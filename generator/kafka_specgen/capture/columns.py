@@ -1,4 +1,4 @@
-"""Column types for the pipeline's rows.
+"""Column types for rows: capture rows (``frames.Row``, ``pcap.Segment``) and table rows.
 
 A row type is a ``NamedTuple`` whose annotations carry the Spark type of each column
 (``OptLong`` is an ``int | None`` stored as Spark's ``long``). Its field names, Spark DDL

@@ -1,147 +1,27 @@
-"""The pipeline's plain-Python parts, without Spark: capture-file rows, TCP reassembly of
-pcap/pcapng, framing across segments, request/response pairing, frame decoding.
-
-``build_pcap`` (also used by the Spark tests) writes a pcap of known frames with scapy,
-splitting frames over TCP segments, reordering and retransmitting some; ``rotated_pcaps``
-writes them as rotated files (``tcpdump -C``), cut in the middle of a frame.
-"""
+"""The capture's reading without Spark: capture-file rows, TCP reassembly of pcap/pcapng,
+framing across segments, request/response pairing."""
 
 from __future__ import annotations
 
 import json
 import struct
 from pathlib import Path
-from typing import Any, Iterable
 
 import pytest
 
-
-from kafka_specgen.pipeline import frames as fr  # noqa: E402
-from kafka_specgen.pipeline import pcap  # noqa: E402
-from kafka_specgen.pipeline import streams as st  # noqa: E402
-from kafka_specgen.pipeline.decode import Decoder, decode_rows  # noqa: E402
-
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-
-
-def golden_records(name: str, limit: int | None = None) -> list[dict[str, Any]]:
-    with (GOLDEN / name).open(encoding="utf-8") as f:
-        recs = [json.loads(line) for line in f if line.strip()]
-    return recs[:limit]
-
-
-def sized(frame: bytes) -> bytes:
-    return struct.pack(">i", len(frame)) + frame
-
-
-def tcp(
-    src: tuple[str, int],
-    dst: tuple[str, int],
-    seq: int,
-    payload: bytes = b"",
-    flags: str = "PA",
-    ts: float = 0.0,
-) -> Any:
-    from scapy.layers.inet import IP, TCP
-    from scapy.layers.l2 import Ether
-    from scapy.packet import Raw
-
-    packet = (
-        Ether()
-        / IP(src=src[0], dst=dst[0])
-        / TCP(sport=src[1], dport=dst[1], seq=seq % 2**32, flags=flags)
-    )
-    if payload:
-        packet = packet / Raw(payload)
-    packet.time = ts
-    return packet
-
-
-def conversation_packets(
-    records: Iterable[dict[str, Any]],
-    client_port: int,
-    *,
-    mss: int = 100,
-    isn: tuple[int, int] = (1000, 5000),
-    handshake: bool = True,
-    mess: bool = True,
-) -> list[Any]:
-    """Packets carrying ``records`` (one connection) as TCP segments of ``mss`` bytes.
-
-    ``mess``: in every frame of 3+ segments the first two are swapped (out of order) and the
-    first one is sent again after the frame (a retransmission)."""
-    client, broker = ("127.0.0.1", client_port), ("127.0.0.2", 9092)
-    seq = {"request": isn[0] + 1, "response": isn[1] + 1}
-    out = []
-    records = list(records)
-    if handshake:
-        ts = records[0]["ts"] - 0.001
-        out.append(tcp(client, broker, isn[0], flags="S", ts=ts))
-        out.append(tcp(broker, client, isn[1], flags="SA", ts=ts))
-    for rec in records:
-        wire = sized(bytes.fromhex(rec["frame"]))
-        src, dst = (client, broker) if rec["dir"] == "request" else (broker, client)
-        segments = [(seq[rec["dir"]] + i, wire[i : i + mss]) for i in range(0, len(wire), mss)]
-        seq[rec["dir"]] += len(wire)
-        if mess and len(segments) >= 3:
-            segments[0], segments[1] = segments[1], segments[0]
-            segments.append(segments[1])  # the frame's first segment, again
-        out += [tcp(src, dst, s, data, ts=rec["ts"]) for s, data in segments]
-    return out
-
-
-def build_pcap(path: Path, conversations: list[list[Any]], ng: bool = False) -> Path:
-    from scapy.utils import PcapNgWriter, PcapWriter
-
-    writer = PcapNgWriter(str(path)) if ng else PcapWriter(str(path))
-    for packets in conversations:
-        for packet in packets:
-            writer.write(packet)
-    writer.close()
-    return path
-
-
-def rotated_pcaps(folder: Path, conversations: list[list[Any]], mss: int = 100) -> list[Path]:
-    """The packets in time order as two files ``cap0.pcap`` and ``cap1.pcap``, the second
-    starting in the middle of a frame: after a full segment (``mss`` bytes), with the next
-    segment of the same direction."""
-    packets = sorted((p for conv in conversations for p in conv), key=lambda p: float(p.time))
-
-    def tcp_of(i: int) -> tuple[Any, Any, int]:
-        layer = packets[i]["TCP"]
-        return layer.sport, layer.dport, len(layer.payload)
-
-    cut = next(
-        i
-        for i in range(len(packets) // 2, len(packets))
-        if tcp_of(i - 1)[2] == mss and tcp_of(i)[:2] == tcp_of(i - 1)[:2] and tcp_of(i)[2]
-    )
-    return [
-        build_pcap(folder / "cap0.pcap", [packets[:cut]]),
-        build_pcap(folder / "cap1.pcap", [packets[cut:]]),
-    ]
-
-
-def key(row: fr.Row) -> tuple[Any, ...]:
-    """A row without the connection's name and addresses (they differ between formats)."""
-    return (
-        round(row.ts or 0, 6),
-        row.direction,
-        row.api_key,
-        row.api_version,
-        row.correlation_id,
-        row.client_id,
-        row.frame,
-        row.error,
-    )
-
-
-def by_conn(records: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-    conns: dict[int, list[dict[str, Any]]] = {}
-    for rec in records:
-        conns.setdefault(rec["conn"], []).append(rec)
-    return conns
-
+from kafka_specgen.capture import frames as fr
+from kafka_specgen.capture import pcap
+from kafka_specgen.capture import streams as st
+from tests.support.pcaps import (
+    GOLDEN,
+    build_pcap,
+    by_conn,
+    conversation_packets,
+    golden_records,
+    key,
+    rotated_pcaps,
+    sized,
+)
 
 # --- capture files ------------------------------------------------------------------------------
 
@@ -202,19 +82,19 @@ def test_a_damaged_line_is_an_error_row(tmp_path: Path) -> None:
 
 def test_capture_lines_round_trip_through_the_one_format_module(tmp_path: Path) -> None:
     """The proxy's splitter and pairing and the pcap path's give the same rows, and a
-    line written by ``capture_line`` reads back as the same row (``frames`` owns it all)."""
+    line written by ``capture_line`` reads back as the same row, and is written again as
+    the same line (``frames`` owns it all)."""
     recs = golden_records("librdkafka_producer.jsonl", 40)
     requests = b"".join(sized(bytes.fromhex(r["frame"])) for r in recs if r["dir"] == "request")
     responses = b"".join(sized(bytes.fromhex(r["frame"])) for r in recs if r["dir"] == "response")
     splitter, pairer, lines = fr.FrameSplitter(), fr.Pairer(), []
     for i in range(0, len(requests), 7):  # the proxy's way: chunks of any size
         for frame in splitter.feed(requests[i : i + 7]):
-            lines.append(fr.capture_line(1.0, 1, "request", *pairer.request(frame), frame))
+            lines.append(fr.capture_line(pairer.row("1", 1.0, "request", frame)))
     splitter = fr.FrameSplitter()
     for i in range(0, len(responses), 5):
         for frame in splitter.feed(responses[i : i + 5]):
-            corr, (key, version, client) = pairer.response(frame)
-            lines.append(fr.capture_line(2.0, 1, "response", key, version, corr, client, frame))
+            lines.append(fr.capture_line(pairer.row("1", 2.0, "response", frame)))
     path = tmp_path / "proxy.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     from_lines = list(fr.capture_rows(str(path)))
@@ -227,6 +107,9 @@ def test_capture_lines_round_trip_through_the_one_format_module(tmp_path: Path) 
         fr.CAPTURE,
     )
     assert len(from_lines) == len(recs) and sorted(from_lines) == sorted(paired)
+    assert [fr.capture_line(row) for row in from_lines] == lines
+    with pytest.raises(ValueError, match="names no connection number"):
+        fr.capture_line(fr.line_error("bad.jsonl", 3, b"{", "not JSON"))
     expected = sorted(
         (r["dir"], r["api_key"], r["api_version"], r["correlation_id"], r["client_id"])
         for r in recs
@@ -382,23 +265,3 @@ def test_a_packet_the_capture_missed_is_an_error_row(tmp_path: Path) -> None:
     errors = [r for r in rows if r.error]
     assert len(errors) == 1 and "misses 100 bytes (capture gap)" in errors[0].error
     assert len(rows) == len(big)  # every other frame is still there
-
-
-# --- decoding ---------------------------------------------------------------------------------
-
-
-def test_decoder_round_trips_and_reports_errors() -> None:
-    rows = list(fr.capture_rows(str(GOLDEN / "handmade_requests.jsonl")))
-    decoder = Decoder("kafka_messages")
-    out = [decoder.decode(r.direction, r.api_key, r.api_version, r.frame, r.error) for r in rows]
-    ok = [o for o in out if o.status == "decoded"]
-    assert ok and all(o.reencoded_equal for o in ok)
-    assert all(o.reason for o in out if o.status == "error")
-    row = rows[0]
-    damaged = decoder.decode(row.direction, row.api_key, row.api_version, row.frame[:-1] + b"\xff")
-    assert damaged.status == "error" or damaged.reencoded_equal in (True, False)
-    cut = decoder.decode("request", None, None, b"\x00\x12")
-    assert cut.status == "error" and cut.reason.startswith("DecodeError")
-    orphan = decoder.decode("response", None, None, b"\x00\x00\x00\x01")
-    assert orphan.status == "error" and "request is not in the capture" in orphan.reason
-    assert len(list(decode_rows(rows))) == len(rows)
