@@ -236,6 +236,51 @@ def read_frames(
     return frames
 
 
+#: Frames per task when the driver reads the input: below it, one task (one Python worker
+#: to start) costs less than the work it would share.
+ROWS_PER_TASK = 10_000
+
+
+def read_on_driver(
+    spark: Any,
+    paths: Sequence[Any],
+    broker_ports: str = "",
+    tls_keylog: str | None = None,
+    then: BatchFunction | None = None,
+    schema: str = SCHEMA_DDL,
+) -> Any:
+    """``read_frames`` for small input: the driver reads the files itself (the same rows:
+    ``capture_rows``, ``log_rows``, ``pcap_rows``) and hands Spark an Arrow table, one task
+    per ``ROWS_PER_TASK`` frames (at most one per core). No Python data source: its
+    planning starts Python processes of its own, seconds on small input. ``then`` runs on
+    the executors as in ``read_frames``."""
+    import pyarrow as pa
+
+    from ..capture.pcap import pcap_rows
+    from ..capture.requestlog import log_rows
+    from ..capture.tls import read_keylog
+
+    files = input_files([str(p) for p in paths])
+    rows: list[Row] = []
+    for path, kind in files:
+        if kind != PCAP:
+            rows += (log_rows if kind == REQUEST_LOG else capture_rows)(path)
+    pcaps = [path for path, kind in files if kind == PCAP]
+    if pcaps:
+        keys = None
+        if tls_keylog is not None:
+            with open(tls_keylog, encoding="utf-8", errors="replace") as log:
+                keys = read_keylog(log.read())
+        ports = tuple(int(p) for p in broker_ports.split(",") if p.strip())
+        rows += pcap_rows(pcaps, ports, keys)
+    tasks = max(1, min(spark.sparkContext.defaultParallelism, -(-len(rows) // ROWS_PER_TASK)))
+    per_task = max(1, -(-len(rows) // tasks))
+    batches = list(to_batches(rows, arrow_schema(Row), per_task))
+    table = pa.Table.from_batches(batches, schema=arrow_schema(Row))
+    frames = spark.createDataFrame(table).coalesce(tasks)
+    return frames.mapInArrow(then, schema) if then is not None else frames
+
+
 def reassemble_batches(
     batches: Iterable[Any],
     broker_ports: Sequence[int] = (),

@@ -19,17 +19,16 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..library import SpecSource
-from .decode import LOGGED
 from ..capture.inputs import check_inputs
 from .report import REPORT
-from .tables import Staged, all_tables, with_clients
+from .tables import all_tables
 from .target import Target
 from .verdict import Verdict
 
@@ -356,68 +355,53 @@ def _run(
     records: bool,
     tls_keylog: str | None,
 ) -> Summary:
-    from pyspark import StorageLevel
-
-    from .datasource import read_frames
-    from .decode import DECODED_DDL, count_and_decode
     from .spark import ship
+    from .stage import stage
     from .tables import batches, conformance, errors, messages, readiness, usage
 
     started = time.monotonic()
     package, schemas = prepared.package, prepared.schemas
     ship(spark, package, workdir)
     prog.say(f"decoding with package {package.name} (from {prepared.source})")
-    sc = spark.sparkContext
-    read_counter = sc.accumulator(0)
-    batch_counter = sc.accumulator(0)
-    decode = partial(
-        count_and_decode,
-        package=package.name,
-        counter=read_counter,
-        batch_counter=batch_counter,
-        records=records,
-    )
-    # decoded once: kept (memory, then disk) for every table
-    decoded = read_frames(spark, inputs, broker_ports, tls_keylog, decode, DECODED_DDL).persist(
-        StorageLevel.MEMORY_AND_DISK
-    )
     _remove_tables(out)
-    prog.say(f"reading and decoding {len(inputs)} input path(s)")
-    counts = {r["status"]: r["count"] for r in decoded.groupBy("status").count().collect()}
-    frames = with_clients(decoded)
-    staged = Staged(spark, frames, out, prog.say)
-    frames_read, batches_read = int(read_counter.value), int(batch_counter.value)
-    n_decoded, n_errors = counts.get("decoded", 0), counts.get("error", 0)
-    n_logged = counts.get(LOGGED, 0)
+    staged, counts = stage(
+        spark,
+        inputs,
+        out,
+        package.name,
+        broker_ports=broker_ports,
+        tls_keylog=tls_keylog,
+        records=records,
+        say=prog.say,
+    )
     decode_s = time.monotonic() - started
     prog.say(
-        f"{frames_read} frames read, {n_decoded} decoded, {n_errors} errors"
-        + (f", {n_logged} request log entries" if n_logged else "")
-        + (f", {batches_read} record batches" if records else "")
+        f"{counts.frames_read} frames read, {counts.decoded} decoded, {counts.errors} errors"
+        + (f", {counts.logged} request log entries" if counts.logged else "")
+        + (f", {counts.batches_read} record batches" if records else "")
         + f" ({decode_s:.1f} s)"
     )
 
     # The tables are independent jobs: submitted together, Spark overlaps their scheduling
-    # and small tasks (readiness/ and record_usage/ read batches/, so they come second).
+    # and small tasks.
     entries = batches.entries(staged)
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        first: dict[str, Future[Any]] = {
-            "errors": pool.submit(errors.write, staged, entries),
-            "conformance": pool.submit(conformance.write, staged),
-            "usage": pool.submit(usage.write, staged),
-        }
-        if records:
-            first["batches"] = pool.submit(batches.write, staged, entries)
-        done = {name: job.result() for name, job in first.items()}
-        prog.say("wrote " + ", ".join(f"{name}/" for name in done))
-        second: dict[str, Future[Any]] = {"messages": pool.submit(messages.write, staged, schemas)}
-        if records:
-            second["record_usage"] = pool.submit(batches.write_record_usage, staged)
-        if target is not None:
-            second["readiness"] = pool.submit(readiness.write, staged, target, records, n_errors)
-        done.update({name: job.result() for name, job in second.items()})
-        prog.say("wrote " + ", ".join(f"{name}/" for name in second))
-    error_counts, conf_rows, usage_rows = done["errors"], done["conformance"], done["usage"]
+    jobs: dict[str, Any] = {
+        "errors": partial(errors.write, staged, entries),
+        "conformance": partial(conformance.write, staged),
+        "usage": partial(usage.write, staged),
+        "messages": partial(messages.write, staged, schemas, counts.messages),
+    }
+    if records:
+        jobs["batches"] = partial(batches.write, staged, entries)
+        jobs["record_usage"] = partial(batches.write_record_usage, staged, entries)
+    if target is not None:
+        read = batches.read(entries) if records else None
+        jobs["readiness"] = partial(readiness.write, staged, target, read, counts.errors)
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        running = {name: pool.submit(write) for name, write in jobs.items()}
+        done = {name: job.result() for name, job in running.items()}
+    prog.say("wrote " + ", ".join(f"{name}/" for name in done))
+    error_rows, conf_rows, usage_rows = done["errors"], done["conformance"], done["usage"]
     n_batches, record_usage_rows = done.get("batches", 0), done.get("record_usage", 0)
     verdict: Verdict | None = None
     readiness_rows = 0
@@ -426,33 +410,33 @@ def _run(
     tables, missing = done["messages"]
     written = [t.name for t in all_tables() if t.name in done and t.name != messages.TABLE.name]
     written.append(f"{messages.TABLE.name}/<Message>")
-    decoded.unpersist()
+    staged.decoded.unpersist()
 
     total_decoded = sum(r["decoded"] for r in conf_rows)
     equal = sum(r["reencoded_equal"] for r in conf_rows)
+    n_decoded, n_errors, batch_errors = counts.decoded, counts.errors, counts.batch_errors
     frames_ok = (
-        frames_read == n_decoded + n_errors + n_logged
+        counts.frames_read == n_decoded + n_errors + counts.logged
         and n_decoded + n_errors == sum(r["frames"] for r in conf_rows)
         and total_decoded == n_decoded
-        and error_counts.get("frame", 0) == n_errors
+        and error_rows == n_errors + batch_errors
     )
-    batch_errors = error_counts.get("batch", 0)
     return Summary(
         package=package.name,
         out=str(out),
         records=records,
-        frames_read=frames_read,
+        frames_read=counts.frames_read,
         decoded=n_decoded,
         errors=n_errors,
-        logged=n_logged,
-        unknown_api_errors=error_counts["unknown_api"],
-        tls_without_keys=error_counts["tls_without_keys"],
+        logged=counts.logged,
+        unknown_api_errors=counts.unknown_api,
+        tls_without_keys=counts.tls_without_keys,
         reencoded_equal=equal,
         mismatches=total_decoded - equal,
-        batches_read=batches_read,
+        batches_read=counts.batches_read,
         batches=n_batches,
         batch_errors=batch_errors,
-        nothing_lost=frames_ok and batches_read == n_batches + batch_errors,
+        nothing_lost=frames_ok and counts.batches_read == n_batches + batch_errors,
         usage_rows=usage_rows,
         conformance_rows=len(conf_rows),
         record_usage_rows=record_usage_rows,

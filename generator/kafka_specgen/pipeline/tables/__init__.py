@@ -24,7 +24,8 @@ so two such apps on one host are never one client. Where a capture gives no addr
 from __future__ import annotations
 
 from . import batches, conformance, errors, messages, readiness, usage
-from .table import Staged, Table, with_clients
+from .clients import with_clients
+from .table import Staged, Table
 
 __all__ = ["Staged", "Table", "all_tables", "with_clients"]
 

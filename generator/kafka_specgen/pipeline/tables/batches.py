@@ -16,7 +16,7 @@ from ...capture.columns import (
     OptStrs,
     Str,
 )
-from .table import CLIENT, Staged, Table, save
+from .table import CLIENT, Staged, Table, save, save_small
 
 
 class BatchRow(NamedTuple):
@@ -86,18 +86,23 @@ def entries(staged: Staged) -> Any:
     )
 
 
+def read(batch_entries: Any) -> Any:
+    """The entries that were read: the rows of ``batches/``."""
+    from pyspark.sql import functions as F
+
+    return batch_entries.filter(F.col("error").isNull())
+
+
 def write(staged: Staged, batch_entries: Any) -> int:
     """Write ``batches/`` from the entries that were read; returns its row count."""
+    return save(staged, TABLE, read(batch_entries), None)
+
+
+def write_record_usage(staged: Staged, batch_entries: Any) -> int:
+    """Write ``record_usage/`` (the sums of ``batches/``); returns its row count."""
     from pyspark.sql import functions as F
 
-    return save(staged, TABLE, batch_entries.filter(F.col("error").isNull()), None)
-
-
-def write_record_usage(staged: Staged) -> int:
-    """Write ``record_usage/`` from ``batches/``; returns its row count."""
-    from pyspark.sql import functions as F
-
-    batches = staged.spark.read.parquet(str(staged.path(TABLE)))
+    batches = read(batch_entries)
     table = (
         batches.groupBy(*CLIENT, "direction", "magic", "compression")
         .agg(
@@ -114,4 +119,4 @@ def write_record_usage(staged: Staged) -> int:
         )
         .orderBy(*CLIENT, "direction", "magic", "compression")
     )
-    return save(staged, RECORD_USAGE, table)
+    return save_small(staged, RECORD_USAGE, table)

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from ...capture.columns import Long, OptBytes, OptInt, OptStr
 from ..decode import LOGGED
-from .table import Staged, Table, read_small, save
+from .table import Staged, Table, read_small, save_small
 
 
 class ConformanceRow(NamedTuple):
@@ -35,7 +35,7 @@ def write(staged: Staged) -> list[Any]:
 
     ok = F.col("status") == "decoded"
     mismatch = ok & ~F.col("reencoded_equal")
-    bytes_seen = staged.frames.filter(F.col("status") != LOGGED)
+    bytes_seen = staged.decoded.filter(F.col("status") != LOGGED)
     table = bytes_seen.groupBy("api_key", "api_name", "direction", "api_version").agg(
         F.count(F.lit(1)).alias("frames"),
         F.sum(ok.cast("long")).alias("decoded"),
@@ -47,5 +47,5 @@ def write(staged: Staged) -> list[Any]:
         F.first(F.when(~ok, F.col("reason")), ignorenulls=True).alias("sample_error"),
     )
     ordered = table.orderBy("api_key", "direction", "api_version")
-    save(staged, TABLE, ordered)
+    save_small(staged, TABLE, ordered)
     return read_small(staged.path(TABLE))

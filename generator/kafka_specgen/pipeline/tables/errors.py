@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from ...capture.columns import Bytes, OptDouble, OptInt, OptStr, Str
-from ...capture.tls import NEEDS_KEYS
 from .table import Staged, Table, save
 
 
@@ -32,13 +31,13 @@ class ErrorRow(NamedTuple):
 TABLE = Table("errors", ErrorRow, "frames that did not decode and record batches not read")
 
 
-def write(staged: Staged, entries: Any) -> dict[str, int]:
+def write(staged: Staged, entries: Any) -> int:
     """Write ``errors/`` from the frames that did not decode and the batch ``entries`` with
-    an error; returns the rows per kind and how many frames were of unknown API keys."""
+    an error; returns its row count."""
     from pyspark.sql import functions as F
 
     frame_errors = (
-        staged.frames.filter(F.col("status") == "error")
+        staged.decoded.filter(F.col("status") == "error")
         .withColumn("kind", F.lit("frame"))
         .withColumn("topic", F.lit(None).cast("string"))
         .withColumn("partition", F.lit(None).cast("int"))
@@ -52,17 +51,4 @@ def write(staged: Staged, entries: Any) -> dict[str, int]:
         .withColumn("frame", F.col("data"))
         .select(*TABLE.columns)
     )
-    save(staged, TABLE, frame_errors.unionByName(batch_errors))
-    written = staged.spark.read.parquet(str(staged.path(TABLE)))
-    frame = F.col("kind") == "frame"
-
-    def count(condition: Any) -> Any:
-        return F.sum(condition.cast("long"))
-
-    [row] = written.agg(
-        count(frame).alias("frame"),
-        count(F.col("kind") == "batch").alias("batch"),
-        count(frame & F.col("reason").contains("unknown api key")).alias("unknown_api"),
-        count(frame & F.col("reason").contains(NEEDS_KEYS)).alias("tls_without_keys"),
-    ).collect()
-    return {key: int(value or 0) for key, value in row.asDict().items()}
+    return save(staged, TABLE, frame_errors.unionByName(batch_errors))

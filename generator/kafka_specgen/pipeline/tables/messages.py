@@ -37,21 +37,22 @@ ROWS_PER_FILE = 500_000
 DRIVER_ROWS = 20_000
 
 
-def write(staged: Staged, schemas: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """Write one table per message decoded (eight at a time); returns the tables written
-    and the messages without a schema (no table)."""
+def write(
+    staged: Staged, schemas: dict[str, Any], counts: dict[str, int]
+) -> tuple[list[str], list[str]]:
+    """Write one table per message decoded (eight at a time; ``counts``: the bodies
+    decoded per message); returns the tables written and the messages without a schema
+    (no table)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StructType
 
     ok = F.col("status") == "decoded"
-    counts = {
-        r["message"]: r["count"]
-        for r in staged.frames.filter(ok).groupBy("message").count().collect()
-    }
     missing = sorted(m for m in counts if m not in schemas)
     tables = sorted(m for m in counts if m in schemas)
+    if not tables:
+        return tables, missing
     if sum(counts[m] for m in tables) <= DRIVER_ROWS:
-        rows = staged.frames.filter(ok & F.col("message").isin(tables)).select(
+        rows = staged.decoded.filter(ok & F.col("message").isin(tables)).select(
             "message", *TABLE.columns, "body"
         )
         driver_tables(rows.toArrow(), schemas, staged.path(TABLE))
@@ -62,7 +63,7 @@ def write(staged: Staged, schemas: dict[str, Any]) -> tuple[list[str], list[str]
 
     def write_one(name: str) -> None:
         body = F.from_json("body", StructType.fromJson(schemas[name]), {"mode": "FAILFAST"})
-        table = staged.frames.filter(ok & (F.col("message") == name)).select(
+        table = staged.decoded.filter(ok & (F.col("message") == name)).select(
             *TABLE.columns, body.alias("body")
         )
         files = max(1, counts[name] // ROWS_PER_FILE)

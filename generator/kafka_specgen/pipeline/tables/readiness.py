@@ -5,7 +5,6 @@ known bugs that bite (``pipeline.advice``), and what the capture did not show
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -22,7 +21,7 @@ from ..readiness import (
 )
 from ..target import Target
 from ..verdict import Evidence, Verdict, gap_rows, verdict
-from .table import CLIENT, Staged, Table, collect_together
+from .table import CLIENT, Staged, Table, collect_together, write_arrow
 
 TABLE = Table(
     "readiness",
@@ -31,26 +30,25 @@ TABLE = Table(
 )
 
 
-def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tuple[Verdict, int]:
+def write(
+    staged: Staged, target: Target, batches: Any | None, undecoded: int
+) -> tuple[Verdict, int]:
     """Aggregate requests per client x api key x version (with the broker's newest
-    version of the API on the connections they were sent on) and batches per client x
-    magic, find the gaps, judge on the driver (a few hundred rows), write
-    ``readiness/``; returns the verdict and the number of rows written. ``undecoded``:
-    the frames that did not decode."""
+    version of the API on the connections they were sent on) and ``batches`` (the rows of
+    ``batches/``; None: record batches were not read) per client x magic, find the gaps,
+    judge on the driver (a few hundred rows), write ``readiness/``; returns the verdict
+    and the number of rows written. ``undecoded``: the frames that did not decode."""
     from pyspark.sql import functions as F
 
     frames = staged.frames
+    records = batches is not None
     requests = frames.filter((F.col("direction") == "request") & F.col("api_key").isNotNull())
     queries = {**_request_queries(frames, requests), **_evidence_queries(frames, requests)}
-    if records:
-        queries["formats"] = (
-            staged.spark.read.parquet(str(staged.out / "batches"))
-            .groupBy(*CLIENT, "magic")
-            .agg(
-                F.count(F.lit(1)).alias("batches"),
-                F.min("ts").alias("first_ts"),
-                F.max("ts").alias("last_ts"),
-            )
+    if batches is not None:
+        queries["formats"] = batches.groupBy(*CLIENT, "magic").agg(
+            F.count(F.lit(1)).alias("batches"),
+            F.min("ts").alias("first_ts"),
+            F.max("ts").alias("last_ts"),
         )
     got = collect_together(queries)
     request_rows = _request_rows(got["requests"], got["offered"])
@@ -66,14 +64,9 @@ def write(staged: Staged, target: Target, records: bool, undecoded: int) -> tupl
 def write_rows(folder: Path, rows: list[ReadinessRow]) -> None:
     """Write the table from the driver (a few hundred rows: no Spark job)."""
     import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
     schema = arrow_schema(ReadinessRow)
-    table = pa.Table.from_pylist([r._asdict() for r in rows], schema=schema)
-    pq.write_table(table, folder / "part-00000.parquet")
+    write_arrow(folder, pa.Table.from_pylist([r._asdict() for r in rows], schema=schema))
 
 
 def _request_queries(frames: Any, requests: Any) -> dict[str, Any]:

@@ -1,6 +1,11 @@
 """What every table module writes with: ``Table`` (a table's folder and row type),
 ``Staged`` (the decoded frames every table is written from), the client columns, and the
-helpers that save, read back and join them."""
+helpers that save and read them back.
+
+A table is written by Spark (one job, files per partition), or by the driver (pyarrow, one
+``part-00000.parquet``) where it is small: always for aggregates (``save_small``), and
+for every table where the input was (``Staged.small``). Spark's writes cost a job each,
+most of the run on small input; the rows are the same."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ...capture.columns import ddl
+from ...capture.columns import arrow_schema, ddl
 
 
 @dataclass(frozen=True)
@@ -31,13 +36,16 @@ class Table:
 
 @dataclass
 class Staged:
-    """What every table is written from: the decoded frames (``decode.DecodedRow``,
-    cached), with each connection's client (``CLIENT`` columns) joined on."""
+    """What every table is written from: the decoded frames (``decode.DecodedRow``, kept
+    once: ``decoded``), and the same with each connection's client (``CLIENT`` columns)
+    joined on (``frames``: tables per client use these)."""
 
     spark: Any
+    decoded: Any
     frames: Any
     out: Path
     say: Callable[[str], None]
+    small: bool = False  # the driver read the input: every table fits on the driver
 
     def path(self, table: Table) -> Path:
         return self.out / table.name
@@ -48,9 +56,11 @@ CLIENT = ("software_name", "software_version", "address", "client_ids")
 
 
 def save(staged: Staged, table: Table, frame: Any, files: int | None = 1) -> int:
-    """Write ``frame``'s columns of ``table`` (in its order; ``files``: at most that many
-    files, or as Spark partitioned it); returns the rows written (from the files' footers:
-    no Spark job)."""
+    """Write ``frame``'s columns of ``table`` (in its order): on the driver for small input,
+    else by Spark (``files``: at most that many files, or as Spark partitioned it);
+    returns the rows written (from the files' footers: no Spark job)."""
+    if staged.small:
+        return save_small(staged, table, frame)
     path = staged.path(table)
     selected = frame.select(*table.columns)
     if files is not None:
@@ -59,9 +69,29 @@ def save(staged: Staged, table: Table, frame: Any, files: int | None = 1) -> int
     return rows_in(path)
 
 
+def save_small(staged: Staged, table: Table, frame: Any) -> int:
+    """Write a table that is small whatever the input (an aggregate) from the driver:
+    its rows collected in one job, written with pyarrow; returns the rows written."""
+    path = staged.path(table)
+    write_arrow(path, frame.select(*table.columns).toArrow().cast(arrow_schema(table.row)))
+    return rows_in(path)
+
+
+def write_arrow(folder: Path, rows: Any) -> None:
+    """Write an Arrow table as the one file of a table folder (replacing the folder)."""
+    import shutil
+
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # no stubs or py.typed
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    pq.write_table(rows, folder / "part-00000.parquet")
+
+
 def rows_in(folder: Path) -> int:
     """The rows of the Parquet files of a table folder, from their footers."""
-    import pyarrow.parquet as pq  # type: ignore[import-untyped]  # no stubs or py.typed
+    import pyarrow.parquet as pq
 
     return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(folder.glob("*.parquet")))
 
@@ -82,61 +112,6 @@ def read_small(folder: Path) -> list[dict[str, Any]]:
 
     rows: list[dict[str, Any]] = pq.read_table(folder).to_pylist() if folder.is_dir() else []
     return rows
-
-
-def with_clients(frames: Any) -> Any:
-    """Decoded frames with their connection's client (``CLIENT``): the software its
-    connection reported first (an ApiVersionsRequest v3+, or the request log's client
-    information), its address (the client's host), and the client ids of that client
-    (sorted). Apps that report their software are one client per software, version and
-    host (a process with five producers is one client); the others are one client per
-    host and client id: two apps without a software name are never merged.
-
-    The clients are worked out on a small table (one row per connection and client id)
-    and joined back by broadcast: the frames themselves are not shuffled."""
-    from pyspark.sql import functions as F
-
-    client_end = F.when(F.col("direction") == "request", F.col("src")).otherwise(F.col("dst"))
-    id_of = F.coalesce(F.col("client_id"), F.lit(""))
-    reported = F.when(F.col("software_name").isNotNull(), F.col("ts"))
-    per_id = frames.groupBy("conn", id_of.alias("id")).agg(
-        F.min_by(F.struct("software_name", "software_version"), reported).alias("sw"),
-        F.min(reported).alias("sw_ts"),
-        F.first(F.regexp_replace(client_end, r":\d+$", ""), ignorenulls=True).alias("host"),
-        F.first("client_id", ignorenulls=True).alias("client_id"),
-    )
-    # the software a connection reported first (its ApiVersionsRequest v3+)
-    per_conn = per_id.groupBy("conn").agg(
-        F.min_by("sw", "sw_ts").alias("sw"),
-        F.first("host", ignorenulls=True).alias("address"),
-    )
-    ids = per_id.select("conn", "id", "client_id").join(per_conn, "conn")
-    ids = ids.select(
-        "conn",
-        "id",
-        "client_id",
-        "address",
-        F.col("sw.software_name").alias("software_name"),
-        F.col("sw.software_version").alias("software_version"),
-    )
-    by_id = F.col("software_name").isNull() | F.col("address").isNull()
-    ids = ids.withColumn("key", F.when(by_id, F.col("id")).otherwise(F.lit("*")))
-    key = ["software_name", "software_version", "address", "key"]
-    client_ids = ids.groupBy(*key).agg(F.array_sort(F.collect_set("client_id")).alias("client_ids"))
-    # aliases of their own: later selects of "x.*" must not find them
-    a, b = ids.alias("_client_of_id"), client_ids.alias("_ids_of_client")
-    same = [F.col(f"_client_of_id.{k}").eqNullSafe(F.col(f"_ids_of_client.{k}")) for k in key]
-    clients = a.join(b, same).select(
-        *(f"_client_of_id.{c}" for c in ("conn", "id", "software_name", "software_version")),
-        "_client_of_id.address",
-        "_ids_of_client.client_ids",
-    )
-    return (
-        frames.drop("software_name", "software_version")
-        .withColumn("id", id_of)
-        .join(F.broadcast(clients.cache()), ["conn", "id"], "left")
-        .drop("id")
-    )
 
 
 def evidence_of(source: Any) -> Any:

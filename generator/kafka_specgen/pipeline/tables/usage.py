@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ...capture.columns import Long, OptDouble, OptInt, OptStr, OptStrs, Str
-from .table import CLIENT, Staged, Table, evidence_of, save
+from .table import CLIENT, Staged, Table, evidence_of, save_small
 
 
 class UsageRow(NamedTuple):
@@ -42,4 +42,4 @@ def write(staged: Staged) -> int:
         )
         .orderBy(*CLIENT, "api_key", "api_version")
     )
-    return save(staged, TABLE, table)
+    return save_small(staged, TABLE, table)
