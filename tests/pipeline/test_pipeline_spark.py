@@ -804,3 +804,58 @@ def test_message_tables_written_by_spark_equal_the_drivers(
         assert rows(tmp_path / "driver" / "messages" / name) == rows(
             tmp_path / "spark" / "messages" / name
         ), name
+
+
+def test_small_input_read_by_the_driver_gives_the_data_sources_tables(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small input in local mode is read by the driver and its tables written by the
+    driver: every table holds the rows the Python data source, the TCP shuffle and
+    Spark's writers give (capture files, rotated pcap files that cut a stream, a pcap
+    with a capture gap, record batches)."""
+    from kafka_specgen.pipeline import stage
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("kafka_python_records_gzip.jsonl", "librdkafka_txn_abort.jsonl"):
+        shutil.copy(GOLDEN / name, inputs / name)
+    recs = golden_records("aiokafka_producer.jsonl", 60)
+    convs = [conversation_packets(rs, 44000 + n) for n, rs in enumerate(by_conn(recs).values())]
+    rotated_pcaps(inputs, convs)
+    packets = conversation_packets(golden_records("kafka_python_admin.jsonl", 30), 45000)
+    del packets[len(packets) // 2]
+    build_pcap(inputs / "gap.pcap", [packets])
+
+    def tables(out: Path) -> dict[str, list[str]]:
+        return {
+            str(folder.relative_to(out)): sorted(
+                json.dumps(r, sort_keys=True, default=repr)
+                for r in pq.read_table(folder).to_pylist()
+            )
+            for folder in sorted(out.rglob("*"))
+            if folder.is_dir() and any(folder.glob("*.parquet"))
+        }
+
+    def run(out: Path) -> Summary:
+        return run_pipeline(
+            [inputs],
+            out,
+            specs=[golden_specs()],
+            target_release="4.0",
+            spark=spark,
+            progress=False,
+        )
+
+    assert stage.reads_on_driver(spark, [inputs])
+    by_driver = run(tmp_path / "driver")
+    monkeypatch.setattr(stage, "DRIVER_BYTES", -1)
+    assert not stage.reads_on_driver(spark, [inputs])
+    by_spark = run(tmp_path / "spark")
+    assert by_driver.nothing_lost and by_spark.nothing_lost
+    assert by_driver.errors > 0 and by_driver.batches > 0
+    driver_tables, spark_tables = tables(tmp_path / "driver"), tables(tmp_path / "spark")
+    assert {"errors", "batches", "usage", "readiness"} <= set(driver_tables)
+    assert driver_tables == spark_tables
+    # Spark wrote errors/ and batches/ in the one run, the driver in the other
+    assert not list((tmp_path / "driver" / "errors").glob("_SUCCESS"))
+    assert list((tmp_path / "spark" / "errors").glob("_SUCCESS"))

@@ -58,6 +58,10 @@ def spark_session(
         )
     if quick_jvm:
         java_options += ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+    if master is not None and master.startswith("local") and not under_submit:
+        from .classarchive import archive_options
+
+        java_options += archive_options()
     if java_options:
         settings["spark.driver.extraJavaOptions"] = " ".join(java_options)
     settings.update(conf or {})
@@ -66,28 +70,32 @@ def spark_session(
     if under_submit:
         session = builder.getOrCreate()
     else:
-        session = _with_jvm_stderr_in(JVM_LOG, builder.getOrCreate)
+        session = _with_jvm_output_in(JVM_LOG, builder.getOrCreate)
     session.sparkContext.setLogLevel("OFF")
     return session
 
 
-#: Where the local JVM (and the Python workers it starts) write their stderr: the JVM's
-#: start-up notices, and what it says when it dies.
+#: Where the local JVM (and the Python workers it starts) write their output: the JVM's
+#: start-up notices, its class archive's (``classarchive``), and what it says when it dies.
 JVM_LOG = Path(tempfile.gettempdir()) / f"kafka-specgen-spark-{os.getpid()}.log"
 
 
-def _with_jvm_stderr_in(log: Path, start: Any) -> Any:
-    """Run ``start`` (which launches the JVM) with file descriptor 2 pointing to ``log``,
-    so the JVM inherits that as its stderr; this process gets its own back."""
+def _with_jvm_output_in(log: Path, start: Any) -> Any:
+    """Run ``start`` (which launches the JVM) with file descriptors 1 and 2 pointing to
+    ``log``, so the JVM inherits that as its stdout and stderr; this process gets its own
+    back."""
+    sys.stdout.flush()
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved = [os.dup(1), os.dup(2)]
     try:
         with open(log, "ab") as out:
+            os.dup2(out.fileno(), 1)
             os.dup2(out.fileno(), 2)
             return start()
     finally:
-        os.dup2(saved, 2)
-        os.close(saved)
+        for fd, copy in zip((1, 2), saved):
+            os.dup2(copy, fd)
+            os.close(copy)
 
 
 # --- what the executors get ----------------------------------------------------------------------
