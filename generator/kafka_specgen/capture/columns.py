@@ -3,14 +3,14 @@
 A row type is a ``NamedTuple`` whose annotations carry the Spark type of each column
 (``OptLong`` is an ``int | None`` stored as Spark's ``long``). Its field names, Spark DDL
 (``ddl``) and Arrow schema (``arrow_schema``) all come from that one declaration, so a
-column is declared in one place. Standard library only; pyarrow is imported when an Arrow
-schema is asked for.
+column is declared in one place. ``rows_of`` and ``to_batches`` turn Arrow record batches
+into rows and back. Standard library only; pyarrow is imported when Arrow is asked for.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Optional, get_type_hints
+from typing import Annotated, Any, Iterable, Iterator, Optional, Sequence, TypeVar, get_type_hints
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,38 @@ def _arrow_fields(row: type) -> list[Any]:
         else:
             fields.append(pa.field(name, scalars[kind]))
     return fields
+
+
+R = TypeVar("R")
+
+
+def rows_of(batches: Iterable[Any], row: type[R]) -> Iterator[R]:
+    """The rows (``row``, a NamedTuple of column types) of Arrow record batches of its
+    columns."""
+    fields: tuple[str, ...] = getattr(row, "_fields")
+    make = getattr(row, "_make")
+    for batch in batches:
+        columns = [batch.column(name).to_pylist() for name in fields]
+        yield from map(make, zip(*columns))
+
+
+def to_batches(
+    rows: Iterable[tuple[Any, ...]], schema: Any, batch_rows: int = 8192
+) -> Iterator[Any]:
+    """Arrow record batches (of ``schema``, exact types) of tuples in its column order."""
+    rows = iter(rows)
+    while True:
+        batch = [row for _, row in zip(range(batch_rows), rows)]
+        if not batch:
+            return
+        yield batch_of(batch, schema)
+
+
+def batch_of(rows: Sequence[tuple[Any, ...]], schema: Any) -> Any:
+    """One Arrow record batch (of ``schema``) of tuples in its column order."""
+    import pyarrow as pa
+
+    columns = list(zip(*rows)) if rows else [() for _ in schema]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(col, type=field.type) for col, field in zip(columns, schema)], schema=schema
+    )

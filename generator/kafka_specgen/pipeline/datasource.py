@@ -16,15 +16,18 @@ Capture files and request logs are read as frames by the data source, in pieces 
 equal partitions, at least ``minPartitions`` of them where there are enough pieces: a
 folder of small files is a task per core, not per file. pcap files are one capture: a TCP
 stream may go on in the next of a set of rotated files. The data source reads the TCP
-segments of each pcap file in its own partition (option ``rows`` = ``segments``: columns
-``capture.pcap.SEGMENT_DDL``); ``read_frames`` shuffles them by connection, sorts each
-connection's segments in capture order and reassembles them with ``capture.pcap.reassemble``
-(``mapInArrow``), so a connection's segments are taken from every file.
+segments of each pcap file in its own partition, packed as segment runs (option ``rows``
+= ``runs``: ``runs.SegmentRun``, the segments of one connection in one file in a few
+rows); ``read_frames`` shuffles the runs by connection, unpacks each connection's
+segments, puts them in capture order and reassembles them with
+``capture.pcap.reassemble`` (``mapInArrow``), so a connection's segments are taken from
+every file.
 
 Options of the data source (strings, as Spark passes them): ``rows`` (``frames``, the
-default: capture files and request logs only; ``segments``: pcap files only),
-``splitBytes``, ``minPartitions``, ``batchRows``. ``read_frames`` takes ``broker_ports`` (comma-separated: which side of a
-connection without a handshake in the pcap is the broker).
+default: capture files and request logs only; ``runs`` or ``segments``, a row per TCP
+segment: pcap files only), ``splitBytes``, ``minPartitions``, ``batchRows``.
+``read_frames`` takes ``broker_ports`` (comma-separated: which side of a connection
+without a handshake in the pcap is the broker).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from ..capture.columns import arrow_schema
+from ..capture.columns import arrow_schema, batch_of, rows_of, to_batches
 from ..capture.frames import SCHEMA_DDL, Row, capture_rows
 from ..capture.inputs import PCAP, REQUEST_LOG, input_files
 
@@ -91,9 +94,12 @@ class KafkaCaptureDataSource(DataSource):
         return "kafka-capture"
 
     def schema(self) -> str:
+        from ..capture.columns import ddl
         from ..capture.pcap import SEGMENT_DDL
+        from .runs import SegmentRun
 
-        return SEGMENT_DDL if _rows_option(dict(self.options)) == "segments" else SCHEMA_DDL
+        rows = _rows_option(dict(self.options))
+        return {"segments": SEGMENT_DDL, "runs": ddl(SegmentRun)}.get(rows, SCHEMA_DDL)
 
     def reader(self, schema: Any) -> "KafkaCaptureReader":
         return KafkaCaptureReader(dict(self.options))
@@ -112,7 +118,7 @@ class KafkaCaptureReader(DataSourceReader):
         parts: list[CapturePartition] = []
         pieces: list[Piece] = []
         for file_no, (path, kind) in enumerate(input_files(self.paths)):
-            if (kind == PCAP) != (self.rows == "segments"):
+            if (kind == PCAP) != (self.rows != "frames"):
                 raise ValueError(
                     f"kafka-capture: {path} is a {kind} file, and rows={self.rows} reads "
                     + (
@@ -138,10 +144,14 @@ class KafkaCaptureReader(DataSourceReader):
             raise TypeError(f"kafka-capture: not one of its partitions: {partition!r}")
         if len(partition.pieces) == 1 and partition.pieces[0].kind == PCAP:
             from ..capture.pcap import Segment, read_segments
+            from .runs import SegmentRun, segment_runs
 
             piece = partition.pieces[0]
             segments = read_segments(piece.path, piece.file_no)
-            return to_batches(segments, arrow_schema(Segment), self.batch_rows)
+            if self.rows == "segments":
+                return to_batches(segments, arrow_schema(Segment), self.batch_rows)
+            schema = arrow_schema(SegmentRun)
+            return (batch_of(runs, schema) for runs in segment_runs(segments))
         return to_batches(self._rows(partition.pieces), arrow_schema(Row), self.batch_rows)
 
     @staticmethod
@@ -155,34 +165,22 @@ class KafkaCaptureReader(DataSourceReader):
 
 def _rows_option(options: dict[str, str]) -> str:
     rows = {k.lower(): v for k, v in options.items()}.get("rows", "frames").lower()
-    if rows not in ("frames", "segments"):
-        raise ValueError(f"kafka-capture: rows={rows!r}: frames or segments")
+    if rows not in ("frames", "runs", "segments"):
+        raise ValueError(f"kafka-capture: rows={rows!r}: frames, runs or segments")
     return rows
-
-
-def to_batches(
-    rows: Iterable[tuple[Any, ...]], schema: Any, batch_rows: int = 8192
-) -> Iterator[Any]:
-    """Arrow record batches (of ``schema``, exact types) of tuples in its column order."""
-    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
-
-    rows = iter(rows)
-    while True:
-        batch = [row for _, row in zip(range(batch_rows), rows)]
-        if not batch:
-            return
-        columns = list(zip(*batch))
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(col, type=field.type) for col, field in zip(columns, schema)],
-            schema=schema,
-        )
 
 
 # --- frames of capture files and pcap files ------------------------------------------------------
 
 
-#: A ``mapInArrow`` body: Arrow batches in, Arrow batches out.
-BatchFunction = Callable[[Iterable[Any]], Iterator[Any]]
+#: What the frames go through in the Python worker that read or reassembled them: rows
+#: (``frames.Row``) in, Arrow record batches (of the schema given with it) out.
+RowFunction = Callable[[Iterable[Row]], Iterator[Any]]
+
+
+def as_batches(rows: Iterable[Row]) -> Iterator[Any]:
+    """The ``RowFunction`` that changes nothing: the frames as batches of ``Row``."""
+    return to_batches(rows, arrow_schema(Row))
 
 
 def read_frames(
@@ -190,21 +188,20 @@ def read_frames(
     paths: Sequence[Any],
     broker_ports: str = "",
     tls_keylog: str | None = None,
-    then: BatchFunction | None = None,
+    then: RowFunction = as_batches,
     schema: str = SCHEMA_DDL,
 ) -> Any:
-    """A DataFrame of the frames (``SCHEMA_DDL``) of the capture files, request logs and
-    pcap files in ``paths``.
+    """A DataFrame of the frames of the capture files, request logs and pcap files in
+    ``paths``, through ``then`` (giving rows of ``schema``; by default the frames as
+    they are, ``SCHEMA_DDL``).
 
-    Every pcap file is read in its own partition (its TCP segments); the segments are
-    shuffled by connection, sorted in capture order and reassembled, one connection at a
-    time (``reassemble_batches``); TLS connections are decrypted with the keys of
-    ``tls_keylog`` (a path every executor can read). ``then`` (giving rows of ``schema``)
-    runs on the frames in the same Python worker that made them: the frames of pcap files
-    go back to the JVM once, decoded.
+    Every pcap file is read in its own partition (its TCP segments, as segment runs); the
+    runs are shuffled by connection, and each connection's segments are put in capture
+    order and reassembled (``reassemble_runs``); TLS connections are decrypted with the
+    keys of ``tls_keylog`` (a path every executor can read). ``then`` runs on the frames in
+    the Python worker that made them: the frames of pcap files go back to the JVM once,
+    decoded.
     """
-    from pyspark.sql import functions as F
-
     spark.dataSource.register(KafkaCaptureDataSource)
     files = input_files([str(p) for p in paths])
     captures = [path for path, kind in files if kind != PCAP]
@@ -215,16 +212,19 @@ def read_frames(
         frames = (
             spark.read.format("kafka-capture").option("minPartitions", parallelism).load(captures)
         )
-        parts.append(frames.mapInArrow(then, schema) if then is not None else frames)
+        parts.append(
+            frames
+            if then is as_batches
+            else frames.mapInArrow(partial(frames_then, then=then), schema)
+        )
     if pcaps:
-        segments = spark.read.format("kafka-capture").option("rows", "segments").load(pcaps)
-        key = [F.least("src", "dst"), F.greatest("src", "dst")]
+        runs = spark.read.format("kafka-capture").option("rows", "runs").load(pcaps)
         ports = tuple(int(p) for p in broker_ports.split(",") if p.strip())
         parts.append(
-            segments.repartition(*key)
-            .sortWithinPartitions(*key, "ts", "file_no", "packet")
+            runs.repartition("low", "high")
+            .sortWithinPartitions("low", "high", "file_no", "part")
             .mapInArrow(
-                partial(reassemble_batches, broker_ports=ports, tls_keylog=tls_keylog, then=then),
+                partial(reassemble_runs, broker_ports=ports, tls_keylog=tls_keylog, then=then),
                 schema,
             )
         )
@@ -234,6 +234,11 @@ def read_frames(
     for part in parts[1:]:
         frames = frames.unionByName(part)
     return frames
+
+
+def frames_then(batches: Iterable[Any], then: RowFunction) -> Iterator[Any]:
+    """``mapInArrow``: batches of frames through ``then``."""
+    return then(rows_of(batches, Row))
 
 
 #: Frames per task when the driver reads the input: below it, one task (one Python worker
@@ -246,7 +251,7 @@ def read_on_driver(
     paths: Sequence[Any],
     broker_ports: str = "",
     tls_keylog: str | None = None,
-    then: BatchFunction | None = None,
+    then: RowFunction = as_batches,
     schema: str = SCHEMA_DDL,
 ) -> Any:
     """``read_frames`` for small input: the driver reads the files itself (the same rows:
@@ -254,11 +259,10 @@ def read_on_driver(
     per ``ROWS_PER_TASK`` frames (at most one per core). No Python data source: its
     planning starts Python processes of its own, seconds on small input. ``then`` runs on
     the executors as in ``read_frames``."""
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
 
     from ..capture.pcap import pcap_rows
     from ..capture.requestlog import log_rows
-    from ..capture.tls import read_keylog
 
     files = input_files([str(p) for p in paths])
     rows: list[Row] = []
@@ -267,44 +271,45 @@ def read_on_driver(
             rows += (log_rows if kind == REQUEST_LOG else capture_rows)(path)
     pcaps = [path for path, kind in files if kind == PCAP]
     if pcaps:
-        keys = None
-        if tls_keylog is not None:
-            with open(tls_keylog, encoding="utf-8", errors="replace") as log:
-                keys = read_keylog(log.read())
         ports = tuple(int(p) for p in broker_ports.split(",") if p.strip())
-        rows += pcap_rows(pcaps, ports, keys)
+        rows += pcap_rows(pcaps, ports, _keys(tls_keylog))
     tasks = max(1, min(spark.sparkContext.defaultParallelism, -(-len(rows) // ROWS_PER_TASK)))
     per_task = max(1, -(-len(rows) // tasks))
     batches = list(to_batches(rows, arrow_schema(Row), per_task))
     table = pa.Table.from_batches(batches, schema=arrow_schema(Row))
     frames = spark.createDataFrame(table).coalesce(tasks)
-    return frames.mapInArrow(then, schema) if then is not None else frames
+    if then is as_batches:
+        return frames
+    return frames.mapInArrow(partial(frames_then, then=then), schema)
 
 
-def reassemble_batches(
+def _keys(tls_keylog: str | None) -> Any:
+    """The TLS session keys of a key log file (None: no file)."""
+    from ..capture.tls import read_keylog
+
+    if tls_keylog is None:
+        return None
+    with open(tls_keylog, encoding="utf-8", errors="replace") as log:
+        return read_keylog(log.read())
+
+
+def reassemble_runs(
     batches: Iterable[Any],
     broker_ports: Sequence[int] = (),
     tls_keylog: str | None = None,
-    then: BatchFunction | None = None,
+    then: RowFunction = as_batches,
 ) -> Iterator[Any]:
-    """``mapInArrow``: segment batches, sorted by connection and then in capture order ->
-    frame batches, reassembling (and decrypting) one connection at a time; ``then``
-    continues with the frame batches."""
-    from ..capture.pcap import Segment, connection_key, reassemble
-    from ..capture.tls import read_keylog
+    """``mapInArrow``: batches of segment runs, sorted by connection and then by file and
+    part -> the connections' frames through ``then``, reassembling (and decrypting) one
+    connection at a time."""
+    from ..capture.pcap import reassemble
+    from .runs import SegmentRun, segments_of
 
-    keys = None
-    if tls_keylog is not None:
-        with open(tls_keylog, encoding="utf-8", errors="replace") as log:
-            keys = read_keylog(log.read())
+    keys = _keys(tls_keylog)
 
-    def segments() -> Iterator[Segment]:
-        for batch in batches:
-            yield from map(Segment._make, zip(*(c.to_pylist() for c in batch.columns)))
+    def rows() -> Iterator[Row]:
+        runs = rows_of(batches, SegmentRun)
+        for _, connection in groupby(runs, key=lambda run: (run.low, run.high)):
+            yield from reassemble(segments_of(connection), broker_ports, keys)
 
-    def rows() -> Iterator[Any]:
-        for _, connection in groupby(segments(), key=connection_key):
-            yield from reassemble(connection, broker_ports, keys)
-
-    frames = to_batches(rows(), arrow_schema(Row))
-    return then(frames) if then is not None else frames
+    return then(rows())

@@ -3,7 +3,7 @@
 ``Decoder(package).decode_row(row)`` decodes a row of the ``kafka-capture`` data source
 (``capture.frames.Row``) with the generated package ``package`` (importable by name:
 one generated from the specs it is given), re-encodes it and compares
-the bytes. The Spark job runs exactly this per frame (``decode_batches``), so a plain loop
+the bytes. The Spark job runs exactly this per frame (``decode_frames``), so a plain loop
 over the same rows gives the same values (tests and ``bench/pipeline_bench.py`` use it).
 
 With ``records=True`` the record data of Produce requests and Fetch responses is read
@@ -22,6 +22,8 @@ from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 from ..api_keys import ApiKey
 from ..capture.columns import (
     ArrayOf,
+    batch_of,
+    rows_of,
     OptBool,
     OptBytes,
     OptDouble,
@@ -303,39 +305,48 @@ def decode_rows(
         yield _output(row, decoder.decode_row(row))
 
 
-def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -> Iterator[Any]:
-    """``mapInArrow`` body: Arrow batches of data-source rows -> batches of decoded rows."""
-    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
-
+def decode_frames(
+    rows: Iterable[Row], package: str, records: bool = True, batch_rows: int = 8192
+) -> Iterator[Any]:
+    """Data-source rows -> Arrow batches of decoded rows (``DecodedRow``), ``batch_rows``
+    at a time: what the Spark job runs in its Python workers."""
     schema = arrow_schema(DecodedRow)
     decoder = Decoder(package, records=records)
-    for batch in batches:
-        columns = [batch.column(name).to_pylist() for name in Row._fields]
-        out: list[list[Any]] = [[] for _ in DECODED_COLUMNS]
-        for values in zip(*columns):
-            row = Row._make(values)
-            for column, value in zip(out, _output(row, decoder.decode_row(row))):
-                column.append(value)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(column, type=field.type) for column, field in zip(out, schema)],
-            schema=schema,
-        )
+    out: list[DecodedRow] = []
+    for row in rows:
+        out.append(_output(row, decoder.decode_row(row)))
+        if len(out) == batch_rows:
+            yield batch_of(out, schema)
+            out = []
+    if out:
+        yield batch_of(out, schema)
+
+
+def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -> Iterator[Any]:
+    """``mapInArrow`` body: Arrow batches of data-source rows -> batches of decoded rows."""
+    return decode_frames(rows_of(batches, Row), package, records)
 
 
 def count_and_decode(
-    batches: Iterable[Any], package: str, counter: Any, batch_counter: Any, records: bool
+    rows: Iterable[Row], package: str, counter: Any, batch_counter: Any, records: bool
 ) -> Iterator[Any]:
-    """``mapInArrow`` of the job: count the frames read (``counter``) and the record
-    batches found (``batch_counter``, Spark accumulators), decode. Here, not in the job's
-    module, so that executors import only what decoding needs."""
+    """What the job runs on the frames (a ``datasource.RowFunction``): count the frames
+    read (``counter``) and the record batches found (``batch_counter``, Spark
+    accumulators), decode. Here, not in the job's module, so that executors import only
+    what decoding needs."""
+    read = 0
 
-    def counted() -> Iterator[Any]:
-        for batch in batches:
-            counter.add(batch.num_rows)
-            yield batch
+    def counted() -> Iterator[Row]:
+        nonlocal read
+        for row in rows:
+            read += 1
+            yield row
 
-    for decoded in decode_batches(counted(), package, records):
+    for decoded in decode_frames(counted(), package, records):
+        counter.add(read)
+        read = 0
         if records:
             lengths = decoded.column("batches").value_lengths()
             batch_counter.add(sum(n for n in lengths.to_pylist() if n is not None))
         yield decoded
+    counter.add(read)
