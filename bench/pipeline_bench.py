@@ -180,6 +180,80 @@ def write_pcaps(folder: Path, frames: int, conns: int, file_mb: int) -> tuple[li
     return writer.files, sum(f.stat().st_size for f in writer.files)
 
 
+# --- CPU time -------------------------------------------------------------------------------------
+
+
+def tree_cpu() -> float | None:
+    """CPU seconds of this process and its descendants (the JVM, the Python workers; those
+    that ended, as their parents reaped them), from /proc; None where there is none."""
+    if not os.path.isdir("/proc/self"):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    used: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry)
+        parent[pid] = int(fields[1])
+        # utime stime, and for the others cutime cstime (children they reaped)
+        used[pid] = sum(int(v) for v in fields[11 : 13 if pid == os.getpid() else 15])
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0)
+        todo += children.get(pid, [])
+    return total / tick
+
+
+class CpuSampler:
+    """``tree_cpu()`` every ``every`` seconds while running: the CPU seconds at a point of a
+    run that reports only its times (the end of the decode stage)."""
+
+    def __init__(self, every: float = 0.25) -> None:
+        import threading
+
+        self.every = every
+        self.samples: list[tuple[float, float]] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "CpuSampler":
+        self.started = time.perf_counter()
+        self._sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.every):
+            self._sample()
+
+    def _sample(self) -> None:
+        cpu = tree_cpu()
+        if cpu is not None:
+            self.samples.append((time.perf_counter() - self.started, cpu))
+
+    def used_by(self, seconds: float) -> float | None:
+        """CPU seconds used from the start until ``seconds`` into the run."""
+        if len(self.samples) < 2:
+            return None
+        before = [cpu for at, cpu in self.samples if at <= seconds]
+        return (before[-1] if before else self.samples[0][1]) - self.samples[0][1]
+
+
 # --- the two sides -------------------------------------------------------------------------------
 
 
@@ -189,14 +263,19 @@ def plain_loop(files: list[Path], package: str, records: bool) -> tuple[float, i
     from kafka_specgen.capture.pcap import pcap_rows
 
     decoder = Decoder(package, records=records)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     n = ok = batches = 0
     for row in pcap_rows([str(f) for f in files]):
         out = decoder.decode(row.direction, row.api_key, row.api_version, row.frame, row.error)
         n += 1
         ok += out.status == "decoded" and out.reencoded_equal is True
         batches += len(out.batches or ())
+    PLAIN_CPU[records] = time.process_time() - cpu
     return time.perf_counter() - started, n, ok, batches
+
+
+#: The plain loop's CPU seconds, by ``records``.
+PLAIN_CPU: dict[bool, float] = {}
 
 
 #: Frames of the small captures timed end to end.
@@ -265,6 +344,9 @@ def main() -> int:
         action="store_true",
         help="time only the small captures end to end (updates that part of --out)",
     )
+    parser.add_argument(
+        "--skip-end-to-end", action="store_true", help="do not time the small captures"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "pipeline_results.json")
     args = parser.parse_args()
 
@@ -276,7 +358,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="kafka-specgen-pipeline-bench-"))
     runs: dict[str, Any] = {}
     try:
-        small = end_to_end(work)
+        small = {} if args.skip_end_to_end else end_to_end(work)
     finally:
         if args.end_to_end_only:
             shutil.rmtree(work, ignore_errors=True)
@@ -336,15 +418,18 @@ def main() -> int:
                     f"in {plain_s:.1f} s",
                     file=sys.stderr,
                 )
-                summary = run_pipeline(
-                    [captures],
-                    work / f"out_{label}",
-                    specs=specs,
-                    spark=spark,
-                    workdir=work / "pipeline",
-                    progress=True,
-                    records=records,
-                )
+                load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+                with CpuSampler() as cpu:
+                    summary = run_pipeline(
+                        [captures],
+                        work / f"out_{label}",
+                        specs=specs,
+                        spark=spark,
+                        workdir=work / "pipeline",
+                        progress=True,
+                        records=records,
+                    )
+                decode_cpu = cpu.used_by(summary.decode_s)
                 assert summary.nothing_lost and summary.frames_read == plain_n, summary
                 assert summary.reencoded_equal == plain_ok, (summary, plain_ok)
                 assert summary.batches == plain_batches, (summary, plain_batches)
@@ -360,7 +445,19 @@ def main() -> int:
                     "pipeline_total_s": summary.job_s,
                     "pipeline_total_frames_per_s": round(plain_n / summary.job_s),
                     "record_batches": summary.batches,
+                    "load_average_at_start": round(load, 2) if load is not None else None,
                 }
+                if decode_cpu and records in PLAIN_CPU:
+                    # load-independent: CPU seconds of the decode stage (driver, JVM, Python
+                    # workers) beside the plain loop's
+                    runs[label].update(
+                        {
+                            "plain_loop_cpu_s": round(PLAIN_CPU[records], 2),
+                            "pipeline_decode_cpu_s": round(decode_cpu, 2),
+                            "pipeline_decode_frames_per_cpu_s": round(plain_n / decode_cpu),
+                            "cpu_ratio": round(PLAIN_CPU[records] / decode_cpu, 2),
+                        }
+                    )
         finally:
             spark.stop()
     finally:
@@ -379,11 +476,12 @@ def main() -> int:
         "spark_startup_s": round(startup, 2),
         "warm_up_run_s": round(warm_up, 2),
         **runs,
-        "end_to_end": {
+    }
+    if small:
+        result["end_to_end"] = {
             "load_average_at_start": round(load_start, 2) if load_start is not None else None,
             "seconds": small,
-        },
-    }
+        }
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(
         f"\n{args.frames:,} frames in {len(files)} rotated pcap files ({size / 1e6:.0f} MB), "
@@ -408,7 +506,18 @@ def main() -> int:
         )
     print(f"| Spark start-up (fixed, not in frames/s) | {startup:.1f} | |")
     print(f"| warm-up run, 50,000 frames (not in frames/s) | {warm_up:.1f} | |")
-    print_end_to_end(small)
+    print()
+    for label, r in runs.items():
+        per_core = r["pipeline_decode_frames_per_s_per_core"] / r["plain_loop_frames_per_s"]
+        line = f"{label}: decode per core {per_core:.2f}x the plain loop (wall clock)"
+        if "cpu_ratio" in r:
+            line += (
+                f"; {r['pipeline_decode_cpu_s']:.1f} CPU-s against the loop's "
+                f"{r['plain_loop_cpu_s']:.1f}: {r['cpu_ratio']:.2f}x per CPU-second"
+            )
+        print(line)
+    if small:
+        print_end_to_end(small)
     print(f"\nwritten to {args.out}")
     return 0
 

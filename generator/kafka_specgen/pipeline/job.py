@@ -364,10 +364,9 @@ def _run(
     ship(spark, package, workdir)
     prog.say(f"decoding with package {package.name} (from {prepared.source})")
     _remove_tables(out)
-    staged, counts = stage(
+    decoded = stage(
         spark,
         inputs,
-        out,
         package.name,
         broker_ports=broker_ports,
         tls_keylog=tls_keylog,
@@ -375,6 +374,7 @@ def _run(
         say=prog.say,
     )
     decode_s = time.monotonic() - started
+    counts = decoded.counts
     prog.say(
         f"{counts.frames_read} frames read, {counts.decoded} decoded, {counts.errors} errors"
         + (f", {counts.logged} request log entries" if counts.logged else "")
@@ -384,6 +384,7 @@ def _run(
 
     # The tables are independent jobs: submitted together, Spark overlaps their scheduling
     # and small tasks.
+    staged = decoded.staged(spark, out, prog.say)
     entries = batches.entries(staged)
     jobs: dict[str, Any] = {
         "errors": partial(errors.write, staged, entries),

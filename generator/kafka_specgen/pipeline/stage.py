@@ -1,7 +1,7 @@
 """The decoded frames every table is written from (``tables.Staged``): read
-(``datasource.read_frames``), decoded in the Python worker that read or reassembled them
-(``decode.count_and_decode``), kept once (persist: memory, then disk), counted in one
-pass, and with each connection's client joined on (``tables.with_clients``).
+(``datasource.read_frames``, or ``read_on_driver`` for small input), decoded in the Python
+worker that read or reassembled them (``decode.count_and_decode``), kept once (persist:
+memory, then disk) and counted in one pass.
 
 The counts come from one aggregation over the kept frames (frames per status and message,
 the errors of unknown API keys and of TLS without keys, the record batches not read), so
@@ -39,17 +39,30 @@ class Counts:
     messages: dict[str, int] = field(default_factory=dict)  # decoded bodies per message
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """The decoded frames (``decode.DecodedRow``, kept), what they hold, and whether the
+    driver read the input (``small``)."""
+
+    frames: Any
+    counts: Counts
+    small: bool
+
+    def staged(self, spark: Any, out: Path, say: Callable[[str], None]) -> Staged:
+        """What the tables are written from: these frames, and with their clients."""
+        return Staged(spark, self.frames, with_clients(self.frames), out, say, self.small)
+
+
 def stage(
     spark: Any,
     inputs: Sequence[str | Path],
-    out: Path,
     package: str,
     *,
     broker_ports: str,
     tls_keylog: str | None,
     records: bool,
     say: Callable[[str], None],
-) -> tuple[Staged, Counts]:
+) -> Decoded:
     """Read and decode ``inputs`` with the generated package ``package`` (shipped to the
     executors already), keep the decoded frames and count them."""
     from pyspark import StorageLevel
@@ -72,7 +85,7 @@ def stage(
     decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
     say(f"reading and decoding {len(inputs)} input path(s)")
     counts = _count(_summary(decoded).collect(), read_counter.value, batch_counter.value)
-    return Staged(spark, decoded, with_clients(decoded), out, say, small), counts
+    return Decoded(decoded, counts, small)
 
 
 #: Input up to this size, in local mode, is read by the driver (``datasource.read_on_driver``).
