@@ -22,7 +22,6 @@ from typing import Annotated, Any, Iterable, Iterator, NamedTuple, Optional
 from ..api_keys import ApiKey
 from ..capture.columns import (
     ArrayOf,
-    batch_of,
     rows_of,
     OptBool,
     OptBytes,
@@ -312,14 +311,33 @@ def decode_frames(
     at a time: what the Spark job runs in its Python workers."""
     schema = arrow_schema(DecodedRow)
     decoder = Decoder(package, records=records)
-    out: list[DecodedRow] = []
+    seen: list[Row] = []
+    done: list[Decoded] = []
     for row in rows:
-        out.append(_output(row, decoder.decode_row(row)))
-        if len(out) == batch_rows:
-            yield batch_of(out, schema)
-            out = []
-    if out:
-        yield batch_of(out, schema)
+        seen.append(row)
+        done.append(decoder.decode_row(row))
+        if len(seen) == batch_rows:
+            yield _batch(seen, done, schema)
+            seen, done = [], []
+    if seen:
+        yield _batch(seen, done, schema)
+
+
+def _batch(seen: list[Row], done: list[Decoded], schema: Any) -> Any:
+    """The Arrow batch of the ``_output`` of each row and what decoding it gave, made
+    column by column (no row tuples in between)."""
+    import pyarrow as pa  # type: ignore[import-untyped]  # no stubs or py.typed
+
+    where, what = list(zip(*seen)), list(zip(*done))
+    kept = [
+        row.frame if d.status == "error" or d.reencoded_equal is False else None
+        for row, d in zip(seen, done)
+    ]
+    columns = [*where[:_SEEN], kept, where[Row._fields.index("source")], *what]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(column, type=field.type) for column, field in zip(columns, schema)],
+        schema=schema,
+    )
 
 
 def decode_batches(batches: Iterable[Any], package: str, records: bool = True) -> Iterator[Any]:
