@@ -403,8 +403,8 @@ def main() -> int:
             warm.mkdir()
             write_pcaps(warm, min(50_000, args.frames), 100, args.file_mb)
             t = time.perf_counter()
-            small_input = stage.DRIVER_BYTES
-            stage.DRIVER_BYTES = -1
+            small_input = stage.SMALL_INPUT
+            stage.SMALL_INPUT = -1
             try:
                 run_pipeline(
                     [warm],
@@ -415,7 +415,7 @@ def main() -> int:
                     progress=False,
                 )
             finally:
-                stage.DRIVER_BYTES = small_input
+                stage.SMALL_INPUT = small_input
             warm_up = time.perf_counter() - t
             for records in (False, True):
                 label = "with_records" if records else "without_records"

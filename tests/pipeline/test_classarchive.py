@@ -77,3 +77,12 @@ def test_another_java_has_an_archive_of_its_own(
     assert Path(other.partition("=")[2]).name != Path(default.partition("=")[2]).name
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "nothing"))
     assert classarchive.archive_options() == []
+
+
+def test_a_cache_folder_that_cannot_be_written_means_no_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(blocked))
+    assert classarchive.archive_options() == []

@@ -848,7 +848,7 @@ def test_small_input_read_by_the_driver_gives_the_data_sources_tables(
 
     assert stage.reads_on_driver(spark, [inputs])
     by_driver = run(tmp_path / "driver")
-    monkeypatch.setattr(stage, "DRIVER_BYTES", -1)
+    monkeypatch.setattr(stage, "SMALL_INPUT", -1)
     assert not stage.reads_on_driver(spark, [inputs])
     by_spark = run(tmp_path / "spark")
     assert by_driver.nothing_lost and by_spark.nothing_lost

@@ -26,7 +26,15 @@ MAGIC = (0xF00BABA8).to_bytes(4, "little")
 
 
 def archive_options() -> list[str]:
-    """The JVM options that use the archive, or that write it when there is none yet."""
+    """The JVM options that use the archive, or that write it when there is none yet
+    (none where the cache folder cannot be written: the JVM starts as usual)."""
+    try:
+        return _options()
+    except OSError:
+        return []
+
+
+def _options() -> list[str]:
     key = _installation_key()
     if key is None:
         return []

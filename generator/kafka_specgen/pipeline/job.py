@@ -287,20 +287,18 @@ def run_pipeline(
     return summary
 
 
-#: Input up to this size is small: Spark is set up for quick start-up and few tasks.
-SMALL_INPUT = 64 << 20
-
-
 def session_settings(master: str | None, files: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """How the job's own session is set up: in local mode no web UI, and for small input a
-    JVM tuned for start-up and two shuffle partitions (each task costs more than it
-    does on so little data)."""
+    """How the job's own session is set up: in local mode no web UI, and for small input
+    (``stage.SMALL_INPUT``) a JVM tuned for start-up and one shuffle partition (each task
+    costs more than it does on so little data)."""
     import os
+
+    from .stage import small_input
 
     local = master is None or master.startswith("local")
     if "PYSPARK_GATEWAY_PORT" in os.environ or not local:
         return {}
-    small = sum(os.path.getsize(path) for path, _ in files) <= SMALL_INPUT
+    small = small_input(files)
     conf = {"spark.ui.enabled": "false"}
     if small:
         conf["spark.sql.shuffle.partitions"] = "1"

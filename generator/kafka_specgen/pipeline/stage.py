@@ -88,21 +88,27 @@ def stage(
     return Decoded(decoded, counts, small)
 
 
-#: Input up to this size, in local mode, is read by the driver (``datasource.read_on_driver``).
-DRIVER_BYTES = 64 << 20
+#: Input up to this size is small: in local mode the driver reads it
+#: (``datasource.read_on_driver``) and writes its tables, and the job's own session is set
+#: up for a quick start (``job.session_settings``).
+SMALL_INPUT = 64 << 20
+
+
+def small_input(files: Sequence[tuple[str, str]]) -> bool:
+    """Whether input files (``capture.inputs.input_files``) are small."""
+    import os
+
+    return sum(os.path.getsize(path) for path, _ in files) <= SMALL_INPUT
 
 
 def reads_on_driver(spark: Any, inputs: Sequence[str | Path]) -> bool:
-    """Whether the driver reads the input: in local mode (where the driver's files are the
-    executors') up to ``DRIVER_BYTES`` of it."""
-    import os
-
+    """Whether the driver reads the input: small input in local mode (where the driver's
+    files are the executors')."""
     from ..capture.inputs import input_files
 
     if not spark.sparkContext.master.startswith("local"):
         return False
-    files = input_files([str(path) for path in inputs])
-    return sum(os.path.getsize(path) for path, _ in files) <= DRIVER_BYTES
+    return small_input(input_files([str(path) for path in inputs]))
 
 
 def _summary(decoded: Any) -> Any:
