@@ -157,6 +157,7 @@ class Decoder:
         self.registry = importlib.import_module(f"{package}.registry")
         self.errors = importlib.import_module(f"{package}.errors")
         self.read_records = records
+        self.names: dict[int, str | None] = {}  # api key -> name, looked up once
         self.records: Any = None
         self.no_records: str | None = None  # why record batches cannot be read
         if records:
@@ -171,10 +172,12 @@ class Decoder:
     def api_name(self, api_key: int | None) -> str | None:
         if api_key is None:
             return None
-        try:
-            return str(self.registry.api_name(api_key))
-        except Exception:  # an api key the package does not know
-            return None
+        if api_key not in self.names:
+            try:
+                self.names[api_key] = str(self.registry.api_name(api_key))
+            except Exception:  # an api key the package does not know
+                self.names[api_key] = None
+        return self.names[api_key]
 
     def decode_row(self, row: Row) -> Decoded:
         if row.source == REQUEST_LOG and row.error is None:
@@ -210,7 +213,7 @@ class Decoder:
         except Exception as exc:  # a codec bug must not lose the frame either
             return _error(name, f"{type(exc).__name__} while decoding: {exc}")
         try:
-            text = json.dumps(body.to_dict(), separators=(",", ":"))
+            text = _JSON.encode(body.to_dict())
         except Exception as exc:
             return _error(name, f"{type(exc).__name__} in to_dict: {exc}", type(body).__name__)
         equal = again == frame
@@ -281,6 +284,10 @@ class Decoder:
                         complete=complete,
                     )
         return out
+
+
+#: ``json.dumps(..., separators=(",", ":"))`` without making an encoder per frame.
+_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
 def first_difference(a: bytes, b: bytes) -> int:
