@@ -86,3 +86,23 @@ def test_a_cache_folder_that_cannot_be_written_means_no_archive(
     blocked.write_text("a file where the cache folder would be")
     monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(blocked))
     assert classarchive.archive_options() == []
+
+
+def test_a_raced_dump_is_removed_once_the_archive_is_there(cache: Path) -> None:
+    [first] = classarchive.archive_options()
+    written = Path(first.partition("=")[2])
+    old = classarchive.DUMP_SECONDS + 1
+    dump(cache, written.name, classarchive.MAGIC + b"one", old)
+    raced = dump(cache, written.name.replace(f".{os.getpid()}.", ".1."), classarchive.MAGIC, old)
+    [option] = classarchive.archive_options()
+    assert option.startswith("-XX:SharedArchiveFile=") and not raced.exists()
+    assert not list(cache.glob("*.dump"))
+
+
+def test_archives_of_installations_gone_are_removed(cache: Path) -> None:
+    day = 86400.0
+    others = [dump(cache, f"spark-{n:016x}.jsa", classarchive.MAGIC, n * day) for n in range(4)]
+    [option] = classarchive.archive_options()  # a new installation: it writes one
+    assert option.startswith("-XX:ArchiveClassesAtExit=")
+    kept = others[: classarchive.KEEP_OTHERS]
+    assert [a.exists() for a in others] == [a in kept for a in others]

@@ -5,10 +5,10 @@ start-up and of the first job. The first run's JVM writes the classes it loaded 
 archive when it exits (``-XX:ArchiveClassesAtExit``, into a file of its own); the next run
 takes the finished file into use and maps the classes from it (``-XX:SharedArchiveFile``),
 which on a 2-core machine starts the session about 2 s sooner and runs the first job
-about 1 s sooner. The archive (about 150 MB) is kept in the tool's cache folder
+about 1 s sooner. The archive (about 170 MB) is kept in the tool's cache folder
 (``format.cache_dir``), one per Java and PySpark installation: a JVM that finds the
 archive does not match (another Java, changed jars) ignores it and loads its classes as
-usual.
+usual. The archives of ``KEEP_OTHERS`` other installations are kept, the last used.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from pathlib import Path
 
 #: A dump younger than this may still be written by a JVM that is exiting.
 DUMP_SECONDS = 60.0
+#: Archives kept for other installations (another Java or PySpark), the last used.
+KEEP_OTHERS = 2
 #: What a finished dynamic archive starts with (HotSpot's ``CDS_DYNAMIC_ARCHIVE_MAGIC``).
 MAGIC = (0xF00BABA8).to_bytes(4, "little")
 
@@ -42,13 +44,17 @@ def _options() -> list[str]:
 
     folder = cache_dir() / "jvm"
     archive = folder / f"spark-{key}.jsa"
-    if not archive.is_file():
-        _take_finished_dump(folder, archive)
+    _take_finished_dump(folder, archive)
     if archive.is_file():
+        try:
+            os.utime(archive)  # used now: the archives of other installations go first
+        except OSError:
+            pass
         return [f"-XX:SharedArchiveFile={archive}"]
     if any(_age(dump) < DUMP_SECONDS for dump in _dumps(folder, archive)):
         return []  # another run's JVM is writing one
     folder.mkdir(parents=True, exist_ok=True)
+    _forget_others(folder, archive)
     return [f"-XX:ArchiveClassesAtExit={folder / f'{archive.stem}.{os.getpid()}.dump'}"]
 
 
@@ -79,11 +85,11 @@ def _age(path: Path) -> float:
 
 
 def _take_finished_dump(folder: Path, archive: Path) -> None:
-    """Make the newest dump old enough to be finished the archive; remove the others
-    that are."""
+    """Where there is no archive yet, make the newest dump old enough to be finished the
+    archive; remove the other finished dumps (of runs that raced to write one)."""
     finished = [d for d in _dumps(folder, archive) if _age(d) >= DUMP_SECONDS]
     finished.sort(key=_age)
-    taken = False
+    taken = archive.is_file()
     for dump in finished:
         try:
             with open(dump, "rb") as f:
@@ -95,3 +101,14 @@ def _take_finished_dump(folder: Path, archive: Path) -> None:
                 dump.unlink()
         except OSError:
             pass  # another run took it
+
+
+def _forget_others(folder: Path, archive: Path) -> None:
+    """Keep the archives of ``KEEP_OTHERS`` other installations (the last used): a
+    PySpark upgraded or a venv removed leaves an archive no run will use again."""
+    others = sorted((a for a in folder.glob("spark-*.jsa") if a != archive), key=_age)
+    for old in others[KEEP_OTHERS:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
