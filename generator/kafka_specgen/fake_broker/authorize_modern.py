@@ -90,6 +90,7 @@ def describe_groups(*assignments: str) -> Any:
                     for m in g.members
                     for field in assignments
                     for tp in get(call, getattr(m, field), "topic_partitions")
+                    if tp.topic_name  # "" for a topic deleted since
                 ]
                 if not _describable(call, authorizer, named):
                     g = make(
