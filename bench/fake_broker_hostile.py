@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from bench.brokers import FakeBroker, fake_broker, frame  # noqa: E402
+from bench.brokers import FakeBroker, client, fake_broker, frame  # noqa: E402
 from bench.common import CORPORA  # noqa: E402
 from bench.hostile_peers import (  # noqa: E402
     fetch_request,

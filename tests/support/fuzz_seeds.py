@@ -17,10 +17,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator, Sequence
 
+from bench.peers import struct_class
 from kafka_specgen.model import Field, FieldType, Message, Struct
 from kafka_specgen.wiretypes import INT_RANGES
 
-from tests.support.strategies import filled_instance, message_class, struct_class
+from tests.support.strategies import filled_instance, message_class
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
