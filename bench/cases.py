@@ -4,7 +4,7 @@ captured frame bodies.
 A ``Case`` names the package that holds it ("repo": the committed ``generated/kafka_messages``;
 "kp": a package generated from the kafka-python 3.0.12 spec corpus, for the APIs the repo's
 own ``specs/`` do not have), the message, the version and a builder. The peers' instances are
-derived from ours by the adapters in ``tests/support/peers.py``, so all three describe the same values.
+derived from ours by the adapters in ``bench/peers.py``, so all three describe the same values.
 
 A ``FrameSet`` is many messages of many classes: the bodies of the frames captured between
 real clients and a broker (``tests/golden/``), read with a package generated from the newest
@@ -22,8 +22,9 @@ import sys
 import uuid
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
+
+from bench.golden import golden_frames, trailing_bytes
 
 
 @dataclass(frozen=True)
@@ -183,22 +184,18 @@ class FrameSet:
     shape: str
 
 
-GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden"
-
-
 def golden_bodies(package: str) -> Frames:
     """Every frame of ``tests/golden/*.jsonl`` that ``package`` reads, split into header
     and body with the package's own header classes; only the body is kept. The captures'
-    quirks are the golden test's (``tests/runtime/test_golden.py``): a request a client padded with
-    trailing bytes is read without them, and a frame that breaks the protocol (a broker's
-    null in a non-nullable array) or has a version no spec knows is left out, counted."""
-    from tests.runtime import test_golden  # its capture reader and its list of client quirks
-
+    quirks are those the golden tests know (``bench/golden.py``): a request a client padded
+    with trailing bytes is read without them, and a frame that breaks the protocol (a
+    broker's null in a non-nullable array) or has a version no spec knows is left out,
+    counted."""
     for module in ("framing", "registry", "headers", "errors"):
         importlib.import_module(f"{package}.{module}")
     pkg = sys.modules[package]
     registry, headers = pkg.registry, pkg.headers
-    frames = test_golden.golden_frames()
+    frames = golden_frames()
     out = Frames([], len(frames))
     for frame in frames:
         entry = registry.API_KEYS.get(frame.api_key)
@@ -216,7 +213,7 @@ def golden_bodies(package: str) -> Frames:
                 header = headers.ResponseHeader
                 header_version = registry.response_header_version(frame.api_key, frame.api_version)
             _, start = header.decode_from(frame.data, 0, header_version)
-            end = len(frame.data) - test_golden.trailing_bytes(frame, pkg)
+            end = len(frame.data) - trailing_bytes(frame, pkg)
             body = frame.data[start:end]
             obj = cls.decode(body, frame.api_version)
         except Exception as exc:  # noqa: BLE001  counted with its reason

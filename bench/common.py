@@ -1,18 +1,23 @@
-"""What the parts of the codec benchmark (``bench/run.py``) share: where things are, and
-the implementations it compares."""
+"""What the benchmarks share: where things are (the repo's files, Kafka's spec sets), and
+the implementations the codec benchmark (``bench/run.py``) compares."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.genpkg import CORPORA
+from kafka_specgen.library import extracted_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 GENERATED = ROOT / "generated"
+#: The repo's own specs, from which ``generated/kafka_messages`` is generated.
+SPECS = ROOT / "specs"
 CACHE = ROOT / "build" / "bench"
 KP_PACKAGE = "kp_bench_messages"
-#: Spec sets from the tool's bundle (tests.support.genpkg extracts them).
+#: Kafka's spec sets, one folder per set, from the tool's bundle.
+CORPORA = extracted_bundle()
+#: The newest spec set that still has every version the golden captures use (Kafka 4.0
+#: removed Produce v0-2, Fetch v0-3, ...).
 TRUNK = CORPORA / "trunk-2024-10"
 KP_SHARED = CORPORA / "kafka-python-3.0.12" / "message"
 

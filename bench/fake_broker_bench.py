@@ -23,7 +23,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
@@ -31,9 +31,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
+from bench import brokers  # noqa: E402
 from bench import fake_broker_loads as loads  # noqa: E402
+from bench.common import CORPORA  # noqa: E402
 from kafka_specgen.library import GeneratedPackage, generated_package  # noqa: E402
-from tests.support.genpkg import CORPORA  # noqa: E402
 
 SPECS = CORPORA / "4.1.2"
 FULL = {
@@ -70,7 +71,7 @@ SMOKE = {
 }
 
 
-def run(target: loads.Target, package: GeneratedPackage, load: dict[str, Any]) -> dict[str, Any]:
+def run(target: brokers.Target, package: GeneratedPackage, load: dict[str, Any]) -> dict[str, Any]:
     port = target.port
     loads.create_topics(
         package, port, {"rt": 1, "batched": 1, "none": 1, "lz4": 1, "parked": 1, "full": 1}
@@ -107,14 +108,14 @@ def load_average() -> list[float]:
 
 def measure(specs: Path, load: dict[str, Any]) -> dict[str, Any]:
     package = generated_package([specs])
-    brokers: dict[str, Callable[[], AbstractContextManager[loads.Target]]] = {
-        "fake broker": lambda: loads.fake_broker(specs),
-        "Tansu": loads.tansu,
+    targets: dict[str, Callable[[], AbstractContextManager[brokers.Target]]] = {
+        "fake broker": lambda: brokers.fake_broker_target(specs),
+        "Tansu": brokers.tansu,
     }
     result: dict[str, Any] = {"load": load, "load_average_before": load_average()}
     figures: dict[str, dict[str, Any]] = {}
     canned: dict[int, bytes] = {}
-    for name, start in brokers.items():
+    for name, start in targets.items():
         with start() as target:
             time.sleep(0.5)
             figures[name] = run(target, package, load)

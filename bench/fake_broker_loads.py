@@ -1,6 +1,6 @@
-"""The loads of ``fake_broker_bench``, each run the same way against any broker on loopback:
-the fake broker (``kafka-specgen fake-broker`` in its own process) or Tansu (what users would
-start instead).
+"""The loads of ``fake_broker_bench``, each run the same way against any broker on loopback
+(``bench/brokers.py``): the fake broker (``kafka-specgen fake-broker`` in its own process) or
+Tansu (what users would start instead).
 
 - ``round_trips``: Metadata requests from our blocking client, one at a time;
 - ``librdkafka_round_trips``: librdkafka producing one record and flushing, each time;
@@ -24,12 +24,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
+from bench.brokers import HOST, Target, client, frame
 from kafka_specgen.library import GeneratedPackage
 
-HOST = "127.0.0.1"
 VALUE = bytes(range(256)) * 4  # 1 KiB
 PER_BATCH = 500
 #: Versions both brokers have, for the pre-encoded frames and the fill (Produce v9 names
@@ -37,52 +36,7 @@ PER_BATCH = 500
 METADATA_VERSION, FETCH_VERSION, PRODUCE_VERSION = 9, 12, 9
 
 
-# --- the brokers --------------------------------------------------------------------------
-
-
-class Target:
-    def __init__(self, name: str, port: int, stop: Callable[[], None]) -> None:
-        self.name, self.port, self.stop = name, port, stop
-
-    @property
-    def bootstrap(self) -> str:
-        return f"{HOST}:{self.port}"
-
-
-@contextmanager
-def fake_broker(specs: Path) -> Iterator[Target]:
-    """The fake broker in its own process (as Tansu is), at its defaults."""
-    command = [sys.executable, "-m", "kafka_specgen.cli", "fake-broker"]
-    process = subprocess.Popen(
-        [*command, "--listen", f"{HOST}:0", "--specs", str(specs)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stdout is not None
-        banner = process.stdout.readline()
-        port = int(banner.split(f"{HOST}:")[1].split()[0])
-        yield Target("fake broker", port, process.terminate)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-@contextmanager
-def tansu() -> Iterator[Target]:
-    from tests.support.tansu import free_port, start_tansu
-
-    handle = start_tansu(free_port())
-    try:
-        yield Target("Tansu", handle.port, handle.stop)
-    finally:
-        handle.stop()
+# --- a broker that does nothing but answer ------------------------------------------------
 
 
 #: A server that answers every request with canned bytes (its correlation id put in) and
@@ -153,11 +107,6 @@ def canned_answers(package: GeneratedPackage, port: int) -> dict[int, bytes]:
 # --- our client ---------------------------------------------------------------------------
 
 
-def client(package: GeneratedPackage, port: int, timeout: float = 30.0) -> Any:
-    connection = package.module("connection").ClientConnection(request_timeout=timeout)
-    return package.module("client").Client.connect(HOST, port, connection)
-
-
 def create_topics(package: GeneratedPackage, port: int, topics: dict[str, int]) -> None:
     module = package.module("create_topics")
     wanted = [
@@ -178,17 +127,6 @@ def metadata_request(package: GeneratedPackage, topic: str) -> Any:
     return metadata.MetadataRequest(
         topics=[metadata.MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False
     )
-
-
-def frame(package: GeneratedPackage, request: Any, version: int, cid: int) -> bytes:
-    headers, framing = package.module("headers"), package.module("framing")
-    header = headers.RequestHeader(
-        request_api_key=request.API_KEY,
-        request_api_version=version,
-        correlation_id=cid,
-        client_id="bench",
-    )
-    return bytes(framing.add_size_prefix(framing.encode_request(header, request)))
 
 
 def fill(package: GeneratedPackage, port: int, topic: str, count: int, codec: str = "none") -> None:

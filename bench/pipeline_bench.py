@@ -45,9 +45,10 @@ from typing import Any, BinaryIO
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.common import TRUNK  # noqa: E402
 from bench.cpu_time import CpuSampler  # noqa: E402
+from bench.golden import GOLDEN  # noqa: E402
 
-GOLDEN = ROOT / "tests" / "golden"
 #: (file, direction, api key, api version) of the frames a conversation is made of.
 ROUND = (
     ("kafka_python_records_gzip.jsonl", 3, 12),
@@ -224,8 +225,8 @@ def small_capture(folder: Path, frames: int) -> Path:
 
 
 def decode_specs() -> Path:
-    trunk = ROOT.parent / "shared" / "kafka-specs" / "trunk-2024-10" / "message"
-    return trunk if trunk.is_dir() else kafka_python_specs()
+    """Kafka's trunk of 2024-10, from the tool's bundle: it reads every golden frame."""
+    return TRUNK / "message"
 
 
 def end_to_end(work: Path, runs: int = 2) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from bench.cases import Case, Frames, FrameSet
 from bench.common import OURS, PEERS
 from bench.sides import Side
-from tests.support.peers import Inexpressible, Unsupported
+from bench.peers import Inexpressible, Unsupported
 
 
 class Prepared:

@@ -15,11 +15,11 @@ import pstats
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "generated")]  # bench, the committed kafka_messages
 
-from bench import run  # noqa: E402
 from bench.cases import CASES, FrameSet  # noqa: E402
-from tests.support.genpkg import SPECS, full_version_corpus  # noqa: E402
+from bench.sides import open_side  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,12 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr)
 
-    if case.package == "repo":
-        side = run.Side("kafka_messages", sorted(SPECS.glob("*.json")))
-    elif case.package == "kp":
-        side = run.Side(run.kp_package(log), [run.kp_corpus()])
-    else:
-        side = run.Side(run.generated_package(case.package, log), [full_version_corpus()])
+    side, _ = open_side(case.package, log)
     if isinstance(case, FrameSet):
         bodies = side.frames(case).bodies
         objs = [(b.cls.decode(b.data, b.version), b.version) for b in bodies]

@@ -23,49 +23,37 @@ first); the tables show medians. Also: CRC-32C MB/s at 100 B, 1 KiB and 1 MiB, p
 accelerated. Before timing, every implementation's output is checked against ours.
 
 Writes ``bench/records_results.json`` and ``bench/RECORDS.md`` unless told otherwise.
+
+This file is the run; its parts: ``bench/records_impls.py`` (the implementations, the mypyc
+build) and ``bench/records_report.py`` (the targets, RECORDS.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import importlib
 import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNTIME = ROOT / "templates" / "runtime"
-CACHE = ROOT / "build" / "records_bench"
-#: The runtime modules and subpackages the records need (``templates/runtime/<name>``).
-MODULES = ("__init__", "errors", "records", "_compression", "_crc32c")
-COMPILED_PACKAGE = "records_bench_mypyc"
-
-for _path in (ROOT, ROOT / "generated"):  # tests' helpers, the committed kafka_messages
+for _path in (ROOT, ROOT / "generated"):  # the bench's modules, the committed kafka_messages
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
+from bench.records_impls import CODECS, Impl, Tuples, aiokafka, compiled_runtime  # noqa: E402
+from bench.records_impls import kafka_python, ours  # noqa: E402
+from bench.records_report import markdown, table_text, targets  # noqa: E402
 from kafka_messages import _crc32c  # noqa: E402
 from kafka_messages import records as R  # noqa: E402
 
-CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
-PURE_CODECS = ("none", "gzip")  # the standard library's
 RECORDS = 2000
 PER_BATCH = 100
-TARGET_PURE = 1.5  # pure decode and build vs kafka-python's pure reader and builder
-TARGET_ACCEL = 0.5  # decode with accelerators vs aiokafka's Cython
-TARGET_CRC = 100.0  # MB/s, pure, 1 MiB
-
-Tuples = list[tuple[int, int, bytes, bytes, list[tuple[str, bytes]]]]
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -82,166 +70,6 @@ def workload() -> Tuples:
 
 def batches_of(records: Tuples) -> list[Tuples]:
     return [records[i : i + PER_BATCH] for i in range(0, len(records), PER_BATCH)]
-
-
-# --- the mypyc build -------------------------------------------------------------------------
-
-
-def runtime_sources() -> list[Path]:
-    """The files of ``MODULES`` (a module's, or each of a subpackage's) in templates/runtime."""
-    files = []
-    for name in MODULES:
-        folder = RUNTIME / name
-        if folder.is_dir():
-            files += sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
-        else:
-            files.append(RUNTIME / f"{name}.py")
-    return files
-
-
-def compiled_runtime() -> tuple[ModuleType | None, str]:
-    """The runtime modules compiled with mypyc (all but ``__init__``), under another package
-    name: (records module, note). Cached by a hash of the sources; None and why when it
-    cannot be built."""
-    from bench.compile import BuildError, build, package_modules
-
-    sources = runtime_sources()
-    digest = hashlib.sha256()
-    for path in sources:
-        digest.update(path.relative_to(RUNTIME).as_posix().encode())
-        digest.update(path.read_bytes())
-    out = CACHE / digest.hexdigest()[:16]
-    if not (out / ".built").exists():
-        with tempfile.TemporaryDirectory() as tmp:
-            stage = Path(tmp) / COMPILED_PACKAGE
-            for path in sources:
-                copy = stage / path.relative_to(RUNTIME)
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy(path, copy)
-            names = [m for m in package_modules(stage) if m != "__init__"]
-            try:
-                build(stage, out, COMPILED_PACKAGE, names)
-            except BuildError as exc:
-                return None, "mypyc build failed: " + str(exc)[-300:]
-        (out / ".built").touch()
-    sys.path.insert(0, str(out))
-    module = importlib.import_module(f"{COMPILED_PACKAGE}.records")
-    if not str(module.__file__).endswith((".so", ".pyd")):
-        return None, "the mypyc build did not import as an extension"
-    return module, f"built in {out.relative_to(ROOT)}"
-
-
-# --- implementations -------------------------------------------------------------------------
-
-
-class Impl:
-    """One implementation's decode and build, and how to put it in its mode."""
-
-    def __init__(
-        self,
-        name: str,
-        decode: Callable[[bytes], list[Any]],
-        build: Callable[[Tuples, int], bytes],
-        codecs: tuple[str, ...],
-        enter: Callable[[], None] = lambda: None,
-        leave: Callable[[], None] = lambda: None,
-    ) -> None:
-        self.name = name
-        self.decode = decode
-        self.build = build
-        self.codecs = codecs
-        self.enter = enter
-        self.leave = leave
-
-
-def ours(module: Any, name: str, pure: bool) -> Impl:
-    crc_module = sys.modules[module.__name__.rsplit(".", 1)[0] + "._crc32c"]
-    accelerated = module.crc32c
-
-    def decode(data: bytes) -> list[Any]:
-        out = []
-        for batch in module.iter_batches(data):
-            batch.validate()
-            for r in batch.records():
-                out.append((r.offset, r.timestamp, r.key, r.value, r.headers))
-        return out
-
-    record = module.Record
-
-    def build(records: Tuples, codec: int) -> bytes:
-        return bytes(
-            module.build_batch(
-                [record(o, t, k, v, tuple(h)) for o, t, k, v, h in records], compression=codec
-            )
-        )
-
-    def enter() -> None:
-        module.crc32c = crc_module.crc32c_pure if pure else accelerated
-
-    def leave() -> None:
-        module.crc32c = accelerated
-
-    return Impl(name, decode, build, PURE_CODECS if pure else CODECS, enter, leave)
-
-
-def kafka_python(pure: bool = True) -> Impl:
-    import kafka.record.default_records as kdr
-    from kafka.record._crc32c import crc as crc32c_py
-    from kafka.record.memory_records import MemoryRecords
-
-    accelerated = kdr.calc_crc32c
-
-    def decode(data: bytes) -> list[Any]:
-        out = []
-        records = MemoryRecords(data)
-        while records.has_next():
-            batch = records.next_batch()
-            if not batch.validate_crc():
-                raise AssertionError("kafka-python: bad CRC")
-            for r in batch:
-                out.append((r.offset, r.timestamp, r.key, r.value, r.headers))
-        return out
-
-    def build(records: Tuples, codec: int) -> bytes:
-        builder = kdr.DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 30)
-        for o, t, k, v, h in records:
-            builder.append(o, t, k, v, h)
-        return bytes(builder.build())
-
-    def enter() -> None:
-        # its reader's CRC without the crc32c package: its own pure-Python one
-        if pure:
-            kdr.calc_crc32c = lambda view: crc32c_py(view)
-
-    def leave() -> None:
-        kdr.calc_crc32c = accelerated
-
-    name = "kafka-python (pure)" if pure else "kafka-python (+crc32c)"
-    return Impl(name, decode, build, CODECS, enter, leave)
-
-
-def aiokafka() -> Impl:
-    from aiokafka.record.default_records import DefaultRecordBatchBuilder
-    from aiokafka.record.memory_records import MemoryRecords
-
-    def decode(data: bytes) -> list[Any]:
-        out = []
-        records = MemoryRecords(data)
-        while records.has_next():
-            batch = records.next_batch()
-            if not batch.validate_crc():
-                raise AssertionError("aiokafka: bad CRC")
-            for r in batch:
-                out.append((r.offset, r.timestamp, r.key, r.value, r.headers))
-        return out
-
-    def build(records: Tuples, codec: int) -> bytes:
-        builder = DefaultRecordBatchBuilder(2, codec, 0, -1, -1, -1, 1 << 30)
-        for o, t, k, v, h in records:
-            builder.append(o, t, k, v, h)
-        return bytes(builder.build())
-
-    return Impl("aiokafka (Cython)", decode, build, CODECS)
 
 
 # --- timing ----------------------------------------------------------------------------------
@@ -349,12 +177,9 @@ def crc_table(repeats: int, budget: float) -> dict[str, dict[str, float]]:
     return out
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    started = time.time()
-    load_start = os.getloadavg()
-    records = workload()
-    batches = batches_of(records)
-    fields = {
+def encoded(batches: list[Tuples]) -> dict[str, bytes]:
+    """Per codec: the batches, built by our runtime, back to back."""
+    return {
         codec: b"".join(
             R.build_batch(
                 [R.Record(o, t, k, v, tuple(h)) for o, t, k, v, h in b],
@@ -364,17 +189,27 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         for codec in CODECS
     }
+
+
+def implementations(no_compiled: bool) -> tuple[list[Impl], str]:
+    """Every implementation to time, and a note on the mypyc build (built, or why not)."""
     impls = [ours(R, "ours (pure)", True), ours(R, "ours (+accel)", False)]
     compiled_note = "not measured (--no-compiled)"
-    if not args.no_compiled:
+    if not no_compiled:
         module, compiled_note = compiled_runtime()
         if module is not None:
             impls.append(ours(module, "ours (mypyc +accel)", False))
     impls += [kafka_python(), kafka_python(pure=False), aiokafka()]
-    problems = check(impls, fields, batches)
-    if problems:
-        raise SystemExit("outputs differ:\n" + "\n".join(problems))
+    return impls, compiled_note
 
+
+def records_per_s(
+    impls: list[Impl],
+    fields: dict[str, bytes],
+    batches: list[Tuples],
+    args: argparse.Namespace,
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Per codec and implementation: records/s decoding, and records/s building."""
     decode: dict[str, dict[str, float]] = {}
     build: dict[str, dict[str, float]] = {}
     for codec in CODECS:
@@ -399,6 +234,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         times = round_robin(jobs, args.repeats, args.budget)
         build[codec] = {name: RECORDS / seconds for name, seconds in times.items()}
         print(f"  {codec}: done", flush=True)
+    return decode, build
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.time()
+    load_start = os.getloadavg()
+    batches = batches_of(workload())
+    fields = encoded(batches)
+    impls, compiled_note = implementations(args.no_compiled)
+    problems = check(impls, fields, batches)
+    if problems:
+        raise SystemExit("outputs differ:\n" + "\n".join(problems))
+    decode, build = records_per_s(impls, fields, batches, args)
     crc = crc_table(args.repeats, args.budget)
     return {
         "machine": {
@@ -425,153 +273,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "crc32c_mb_per_s": crc,
         "targets": targets(decode, build, crc),
     }
-
-
-def ratio(table: dict[str, dict[str, float]], codec: str, ours: str, peer: str) -> float | None:
-    row = table.get(codec, {})
-    if ours not in row or peer not in row:
-        return None
-    return row[ours] / row[peer]
-
-
-def targets(
-    decode: dict[str, dict[str, float]],
-    build: dict[str, dict[str, float]],
-    crc: dict[str, dict[str, float]],
-) -> list[dict[str, Any]]:
-    kp, ai = "kafka-python (pure)", "aiokafka (Cython)"
-    out = []
-    for what, table in (("decode", decode), ("build", build)):
-        for codec in PURE_CODECS:
-            value = ratio(table, codec, "ours (pure)", kp)
-            out.append(
-                {
-                    "target": f"pure {what} >= {TARGET_PURE}x kafka-python's pure ({codec})",
-                    "value": value,
-                    "unit": "x",
-                    "met": value is not None and value >= TARGET_PURE,
-                }
-            )
-    mb = crc["1 MiB"]["ours pure"]
-    out.append(
-        {
-            "target": f"pure CRC-32C >= {TARGET_CRC:.0f} MB/s (1 MiB)",
-            "value": mb,
-            "unit": "MB/s",
-            "met": mb >= TARGET_CRC,
-        }
-    )
-    for name in ("ours (+accel)", "ours (mypyc +accel)"):
-        for codec in CODECS:
-            value = ratio(decode, codec, name, ai)
-            if value is None:
-                continue
-            out.append(
-                {
-                    "target": f"{name} decode >= {TARGET_ACCEL}x aiokafka's Cython ({codec})",
-                    "value": value,
-                    "unit": "x",
-                    "met": value >= TARGET_ACCEL,
-                }
-            )
-    return out
-
-
-# --- reports ---------------------------------------------------------------------------------
-
-
-def markdown(results: dict[str, Any]) -> str:
-    m, r = results["machine"], results["run"]
-    kp, ai = "kafka-python (pure)", "aiokafka (Cython)"
-    lines = [
-        "## Record batches",
-        "",
-        "Written by `make bench-records` (`bench/records_bench.py`); regenerate rather than "
-        "edit. Ratios are ours / peer in records/s from the same run (2.00x: twice as fast).",
-        "",
-        f"- Workload: {r['records']:,} records (16-byte key, 100-byte value, one in ten with a "
-        f"header), {r['records_per_batch']} per batch; decode checks each batch's CRC",
-        f"- Machine: {m['processor']}, {m['cpus']} cores, {m['platform']}; Python "
-        f"{m['python']} ({m['implementation']})",
-        f"- Load average at start: {', '.join(map(str, m['load_average_start']))}; at end: "
-        f"{', '.join(map(str, m['load_average_end']))} (a shared machine: the ratios, measured "
-        "round-robin, hold better than the absolute figures)",
-        f"- Run: {r['when']}, {r['seconds']} s, {r['repeats']} repeats per figure (median)",
-        f"- ours (mypyc +accel): {r['compiled']}",
-        f"- Packages: CRC-32C {r['crc32c_backend']}; codecs {r['codec_packages']}",
-        "",
-    ]
-    for title, key in (("Decode", "decode_records_per_s"), ("Build", "build_records_per_s")):
-        table = results[key]
-        names = [n for n in next(iter(table.values()))]
-        lines += [
-            f"### {title} (records/s, median)",
-            "",
-            "| codec | " + " | ".join(names) + " | pure vs kafka-python | +accel vs aiokafka "
-            "| mypyc vs aiokafka | pure vs kafka-python (+crc32c) |",
-            "|---|" + "---:|" * (len(names) + 4),
-        ]
-        for codec, row in table.items():
-            cells = [f"{row[n]:,.0f}" if n in row else "n/a" for n in names]
-            ratios = [
-                ratio(table, codec, "ours (pure)", kp),
-                ratio(table, codec, "ours (+accel)", ai),
-                ratio(table, codec, "ours (mypyc +accel)", ai),
-                ratio(table, codec, "ours (pure)", "kafka-python (+crc32c)"),
-            ]
-            cells += ["n/a" if x is None else f"{x:.2f}x" for x in ratios]
-            lines.append(f"| {codec} | " + " | ".join(cells) + " |")
-        lines += ["", "ours (pure) has gzip only among the codecs (the standard library's).", ""]
-    crc = results["crc32c_mb_per_s"]
-    names = list(next(iter(crc.values())))
-    lines += [
-        "### CRC-32C (MB/s, median)",
-        "",
-        "| size | " + " | ".join(names) + " |",
-        "|---|" + "---:|" * len(names),
-    ]
-    for size, row in crc.items():
-        lines.append(f"| {size} | " + " | ".join(f"{row[n]:,.1f}" for n in names) + " |")
-    lines += ["", "### Targets", "", "| target | value | met |", "|---|---:|---|"]
-    for t in results["targets"]:
-        value = t["value"]
-        if value is None:
-            shown = "n/a"
-        elif t["unit"] == "x":
-            shown = f"{value:.2f}x"
-        else:
-            shown = f"{value:,.1f} {t['unit']}"
-        lines.append(f"| {t['target']} | {shown} | {'met' if t['met'] else 'NOT met'} |")
-    lines += ["", NOTES]
-    return "\n".join(lines) + "\n"
-
-
-NOTES = """\
-Where the time goes. The interpreted reader spends about a microsecond per record in
-bytecode: five zigzag varints (decoded inline, one- and two-byte forms), two slices for key
-and value, one `Record`. aiokafka does the same in C, so with the accelerators alone
-(which speed up the CRC and the codecs, not the per-record work) the interpreted reader
-stays at a quarter to a half of aiokafka's speed. The same source compiled with mypyc, as the
-package ships, does the per-record work natively and passes aiokafka. kafka-python's pure
-reader is held back mostly by its byte-at-a-time CRC-32C (about 6 MB/s); beside
-kafka-python with the `crc32c` package our pure reader is still the faster one."""
-
-
-def table_text(results: dict[str, Any]) -> str:
-    out = []
-    for title, key in (("decode", "decode_records_per_s"), ("build", "build_records_per_s")):
-        out.append(f"{title} (records/s):")
-        for codec, row in results[key].items():
-            cells = "  ".join(f"{name} {value:>12,.0f}" for name, value in row.items())
-            out.append(f"  {codec:<6} {cells}")
-    out.append("CRC-32C (MB/s):")
-    for size, row in results["crc32c_mb_per_s"].items():
-        out.append(f"  {size:<6} " + "  ".join(f"{n} {v:,.1f}" for n, v in row.items()))
-    out.append("targets:")
-    for t in results["targets"]:
-        value = "n/a" if t["value"] is None else f"{t['value']:.2f}"
-        out.append(f"  {'met    ' if t['met'] else 'NOT MET'}  {t['target']}: {value}")
-    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,20 +16,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.cases import Case, Frames, FrameSet
-from bench.common import BENCH, CACHE, COMPILED_SUFFIX, KP_PACKAGE, KP_SHARED, ROOT
+from bench.common import BENCH, CACHE, COMPILED_SUFFIX, KP_PACKAGE, KP_SHARED, ROOT, SPECS, TRUNK
 from bench.compile import build, package_modules
-from tests.support.genpkg import full_version_corpus, load_messages
-
-
-def kp_corpus() -> Path:
-    return KP_SHARED
-
+from kafka_specgen.library import load_specs
 
 #: The packages generated for the bench (beside the committed ``generated/kafka_messages``):
 #: side label -> (package name, its spec corpus).
-GENERATED_SIDES: dict[str, tuple[str, Callable[[], Path]]] = {
-    "kp": (KP_PACKAGE, kp_corpus),  # kafka-python 3.0.12's specs: Produce, Fetch
-    "newest": ("newest_bench_messages", full_version_corpus),  # reads every golden frame
+GENERATED_SIDES: dict[str, tuple[str, Path]] = {
+    "kp": (KP_PACKAGE, KP_SHARED),  # kafka-python 3.0.12's specs: Produce, Fetch
+    "newest": ("newest_bench_messages", TRUNK),  # reads every golden frame
 }
 
 
@@ -48,8 +43,7 @@ def _tree_hash(paths: list[Path], extra: str = "") -> str:
 def generated_package(label: str, log: Callable[[str], None]) -> str:
     """Generate (once, cached by input hash) side ``label``'s corpus (``GENERATED_SIDES``),
     as users get it, and put it on ``sys.path``; return the package name."""
-    package, corpus_of = GENERATED_SIDES[label]
-    corpus = corpus_of()
+    package, corpus = GENERATED_SIDES[label]
     key = _tree_hash([corpus, ROOT / "generator", ROOT / "templates"])
     out = CACHE / f"{label}-{key}"
     if not (out / package / "__init__.py").is_file():
@@ -75,11 +69,6 @@ def generated_package(label: str, log: Callable[[str], None]) -> str:
     if str(out) not in sys.path:
         sys.path.insert(0, str(out))
     return package
-
-
-def kp_package(log: Callable[[str], None]) -> str:
-    """The kafka-python corpus as ``kp_bench_messages`` (see ``generated_package``)."""
-    return generated_package("kp", log)
 
 
 def mypyc_package(
@@ -143,7 +132,7 @@ class Side:
 
         self.package = package
         self.compiled: str | None = None
-        self.messages = {m.name: m for m in load_messages(spec_paths)}
+        self.messages = {m.name: m for m in load_specs(spec_paths, warn=False)[0]}
         self._module_name = module_name
         self._frames: dict[str, Frames] = {}
 
@@ -171,3 +160,12 @@ class Side:
         if isinstance(case, Case):
             return [self.module(case.message)]
         return sorted({self.module(b.cls.__name__) for b in self.frames(case).bodies})
+
+
+def open_side(which: str, log: Callable[[str], None]) -> tuple[Side, list[Path]]:
+    """Side ``which`` ("repo": the committed ``kafka_messages``; else one of
+    ``GENERATED_SIDES``, generated once) and the specs it is generated from."""
+    if which == "repo":
+        return Side("kafka_messages", sorted(SPECS.glob("*.json"))), [SPECS]
+    corpus = GENERATED_SIDES[which][1]
+    return Side(generated_package(which, log), [corpus]), [corpus]

@@ -178,6 +178,24 @@ def bundled_specs() -> Path:
     return package_folder("specs")
 
 
+def extracted_bundle() -> Path:
+    """Every spec set of the tool's bundle as a folder of files (``2.4.0/``, ...,
+    ``trunk-2024-10/``, ``kafka-python-3.0.12/``, each as in Kafka's tree: ``message/...``),
+    for tools that read spec files from disk: extracted once per bundle version into the
+    cache folder (``history.extract``), then reused."""
+    digest = hashlib.sha256(history.bundle_path().read_bytes()).hexdigest()[:16]
+    folder = cache_dir() / "kafka-specs" / digest
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder.parent))
+        history.extract(staging)
+        try:
+            staging.rename(folder)
+        except OSError:  # another run got there first: its copy is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
 class PackageLacks(ValueError):
     """A generated package without what a tool needs of it (one line: what it lacks, and
     why it is needed)."""

@@ -48,6 +48,7 @@ RANDOM_EXAMPLES = int(os.environ.get("CORPUS_EXAMPLES", "300"))
 RUNTIME_MODULES = (
     "_plan",
     "_read",
+    "_read_checked",
     "_write",
     "_diagnose",
     "_json",

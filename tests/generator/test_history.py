@@ -19,6 +19,7 @@ import pytest
 
 from kafka_specgen import history
 from kafka_specgen.history import Bundle, BundledSet, HistoryError, blob_id
+from kafka_specgen.library import extracted_bundle
 from kafka_specgen.load import load_path
 from kafka_specgen.release_names import Release
 
@@ -117,6 +118,23 @@ def test_a_set_parses_as_the_same_files_in_a_folder(tmp_path: Path) -> None:
     # extracted byte for byte
     for path, blob in history.bundle().set("4.1.2").files.items():
         assert blob_id((folder / path).read_bytes()) == blob
+
+
+def test_the_extracted_bundle_is_written_once_per_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KAFKA_SPECGEN_CACHE", str(tmp_path / "cache"))
+    folder = extracted_bundle()
+    assert folder.parent == tmp_path / "cache" / "kafka-specs"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(history.set_names())
+    for name in ("2.4.0", "kafka-python-3.0.12"):
+        for path, blob in history.bundle().set(name).files.items():
+            assert blob_id((folder / name / path).read_bytes()) == blob
+    assert list(folder.parent.iterdir()) == [folder]  # no staging folder left behind
+    # reused, not written again: a file changed in the cache stays changed
+    marker = folder / "4.1.2" / "message" / "FetchRequest.json"
+    marker.write_text("{}")
+    assert extracted_bundle() == folder and marker.read_text() == "{}"
 
 
 def test_releases_map_to_their_spec_data() -> None:

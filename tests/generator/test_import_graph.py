@@ -1,4 +1,5 @@
-"""The tool's imports run one way: no cycle, package ``__init__``s included.
+"""The tool's imports run one way: no cycle, package ``__init__``s included. And the
+benchmarks (``bench/``) stand on their own: they import nothing from ``tests/``.
 
 ``python -m tests.support.import_graph`` prints the picture (floors, any cycle, imports
 inside functions).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.import_graph import TOOL, back_up, cycles, floors, imports
+from tests.support.import_graph import ROOT, TOOL, back_up, cycles, floors, imports, imports_of
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -49,3 +50,33 @@ def test_the_tool_has_no_import_cycle() -> None:
     found = imports(TOOL)
     assert cycles(found) == []
     assert back_up(found) == []
+
+
+def test_the_checker_finds_every_import_of_a_package(tmp_path: Path) -> None:
+    folder = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import tests.support.genpkg\nfrom tests import x\n",
+            "pkg/b.py": "def f():\n    from tests.support.peers import Kio\n",
+            "pkg/c.py": "import importlib\nm = importlib.import_module('tests.runtime.t')\n",
+            "pkg/d.py": "__import__('tests')\n",
+            # not the package: a name that only starts alike, the folder's own modules
+            "pkg/e.py": "import testsuite\nfrom . import a\nfrom pkg.tests import y\n",
+        },
+    )
+    found = [(i.importer, i.imported, i.line, i.lazy) for i in imports_of(folder, "tests")]
+    assert found == [
+        ("pkg.a", "tests", 2, False),
+        ("pkg.a", "tests.support.genpkg", 1, False),
+        ("pkg.b", "tests.support.peers", 2, True),
+        ("pkg.c", "tests.runtime.t", 2, False),
+        ("pkg.d", "tests", 1, False),
+    ]
+
+
+def test_bench_imports_nothing_from_tests() -> None:
+    bench = ROOT / "bench"
+    assert imports_of(bench, "bench") and imports_of(bench, "kafka_specgen")  # it reads them
+    found = [f"{i.importer} line {i.line}: {i.imported}" for i in imports_of(bench, "tests")]
+    assert found == [], "bench/ must not import from tests/:\n" + "\n".join(found)

@@ -27,16 +27,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.golden import golden_frames
 from kafka_specgen.model import Message
 from kafka_specgen.selection import Selection
 from tests.generator.test_corpora import Corpus, roundtrip, sweep
-from tests.runtime.test_golden import (
-    _entries,
-    _record_files,
-    decode,
-    golden_frames,
-    round_trip_problem,
-)
+from tests.runtime.test_golden import _entries, _record_files, decode, round_trip_problem
 from tests.support import genpkg, unionpkg
 from tests.support.strategies import all_pairs, filled_instance, instances, message_class
 

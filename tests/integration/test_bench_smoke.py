@@ -25,7 +25,7 @@ from bench import common, measure, prepared, report, sides, timing
 from bench.cases import CASES, FrameSet, Frames
 from bench.compile import BuildError, build, package_modules, with_imports
 from tests.support.genpkg import SPECS, full_version_corpus
-from tests.support.peers import KafkaPython, Kio
+from bench.peers import KafkaPython, Kio
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "generated" / "kafka_messages"
@@ -134,6 +134,7 @@ def test_with_imports_follows_relative_imports() -> None:
         "_json",
         "_plan",
         "_read",
+        "_read_checked",
         "_write",
         "errors",
         "metadata",

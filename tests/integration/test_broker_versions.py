@@ -23,7 +23,8 @@ from kafka_specgen import broker_releases
 from kafka_specgen.cli import main
 from kafka_specgen.library import SpecSet, generated_package
 from tests.support import genpkg
-from tests.support.tansu import TansuHandle, free_port, tansu  # noqa: F401  (the fixture)
+from bench.tansu import TansuHandle, free_port
+from tests.support.tansu import tansu  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 

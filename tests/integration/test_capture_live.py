@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-from tests.support.tansu import free_port, start_tansu
-from tests.runtime.test_golden import Frame, corpus_for, packages, round_trip_problem  # noqa: F401
+from bench.golden import Frame
+from bench.tansu import free_port, start_tansu
+from tests.runtime.test_golden import corpus_for, packages, round_trip_problem  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"

@@ -25,7 +25,8 @@ import pytest
 
 from tests.runtime.test_connection import Broker, everything, mechanism, sasl_servers
 from tests.support import genpkg
-from tests.support.tansu import HOST, TansuHandle, free_port, tansu, tansu_binary  # noqa: F401
+from bench.tansu import HOST, TansuHandle, free_port, tansu_binary
+from tests.support.tansu import tansu  # noqa: F401
 
 PACKAGE = "conn_live"
 CODECS = ["NONE", "GZIP", "SNAPPY", "LZ4", "ZSTD"]

@@ -21,7 +21,7 @@ import pytest
 
 from tests.integration.test_connection_live import k  # noqa: F401 - the module's fixture
 from tests.runtime.test_connection import Broker, everything
-from tests.support.tansu import HOST, free_port
+from bench.tansu import HOST, free_port
 
 TOKEN = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9."
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl command")

@@ -35,7 +35,8 @@ import pytest
 
 from kafka_specgen.fake_broker import FakeCluster
 from tests.support import genpkg
-from tests.support.tansu import TansuHandle, tansu  # noqa: F401
+from bench.tansu import TansuHandle
+from tests.support.tansu import tansu  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -533,7 +533,7 @@ def test_a_recorded_session_is_a_capture_file(tmp_path: Path) -> None:
 
 
 def test_a_spec_set_without_the_data_apis_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(FakeBrokerError, match="lacks Produce, Fetch"):
+    with pytest.raises(FakeBrokerError, match="lacks Produce and Fetch: a fake broker needs"):
         FakeCluster(Path(__file__).resolve().parents[2] / "specs")
     with pytest.raises(FakeBrokerError, match="no Kafka 9.9 in the release table"):
         FakeCluster(NEWEST, release="9.9")

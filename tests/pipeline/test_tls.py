@@ -26,7 +26,7 @@ from kafka_specgen.pipeline.job import run_pipeline
 from kafka_specgen.capture.tls import NEEDS_KEYS, read_keylog
 from tests.pipeline.conftest import golden_specs
 from tests.support.mixed_fleet import HOST, ROOT, wait_port
-from tests.support.tansu import free_port, start_tansu
+from bench.tansu import free_port, start_tansu
 from tests.support.tls_wire import Relay, make_cert, write_pcap
 
 #: (name, client context settings, TLS onward to the broker)

@@ -35,7 +35,7 @@ from tests.support.genpkg import (
     kafka_python_specs,
     load_messages,
 )
-from tests.support.peers import Inexpressible, Kio, KafkaPython, Unsupported, strip_unknown_tags
+from bench.peers import Inexpressible, Kio, KafkaPython, Unsupported, strip_unknown_tags
 from tests.support.strategies import instances, message_class
 
 if str(GENERATED) not in sys.path:

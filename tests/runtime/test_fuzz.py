@@ -2,8 +2,8 @@
 
 The contract: whatever the bytes, a decoder returns a value or raises the package's
 ``DecodeError`` with an offset inside the input and a field path; the fast path (the
-generated readers) and the checked reader (``_read.read_checked``) agree on every input,
-value for value and error for error; and a length or count of 2^31-1 in a small buffer
+generated readers) and the checked reader (``_read_checked.read_checked``) agree on every
+input, value for value and error for error; and a length or count of 2^31-1 in a small buffer
 fails before anything big is allocated, and a failed decode keeps nothing of its input.
 """
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,10 +30,17 @@ from typing import Any, Collection, Iterator
 
 import pytest
 
+from bench.golden import (
+    BROKER_VIOLATIONS,
+    GOLDEN,
+    Frame,
+    golden_frames,
+    read_capture,
+    trailing_bytes,
+)
 from kafka_specgen.load import load_paths
 from tests.support import genpkg
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 SAMPLES = 3  # per (api, direction, version, client)
 
 
@@ -104,63 +110,6 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Any:
 # --- golden frames ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Frame:
-    file: str
-    line: int
-    client: str
-    dir: str
-    api_key: int
-    api_version: int
-    correlation_id: int
-    client_id: str | None
-    data: bytes
-
-    @property
-    def where(self) -> str:
-        return f"{self.file}:{self.line}"
-
-
-CLIENTS = ("librdkafka", "kafka_python", "aiokafka", "handmade")
-
-
-def client_of(stem: str) -> str:
-    for client in CLIENTS:
-        if stem.startswith(client):
-            return client
-    return stem.split("_")[0]
-
-
-def read_capture(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield json.loads(line)
-
-
-@lru_cache(maxsize=None)
-def golden_frames() -> tuple[Frame, ...]:
-    frames = []
-    for path in sorted(GOLDEN.glob("*.jsonl")):
-        for i, rec in enumerate(read_capture(path), 1):
-            if rec["api_key"] is None:
-                continue  # a response whose request was not seen: nothing to decode it with
-            frames.append(
-                Frame(
-                    path.name,
-                    i,
-                    client_of(path.stem),
-                    rec["dir"],
-                    rec["api_key"],
-                    rec["api_version"],
-                    rec["correlation_id"],
-                    rec["client_id"],
-                    bytes.fromhex(rec["frame"]),
-                )
-            )
-    return tuple(frames)
-
-
 def covered(frame: Frame) -> bool:
     return corpus_for(frame.api_key, frame.api_version) is not None
 
@@ -198,42 +147,6 @@ def encode(frame: Frame, pkg: ModuleType, header: Any, body: Any) -> bytes:
     if frame.dir == "request":
         return bytes(pkg.framing.encode_request(header, body))
     return bytes(pkg.framing.encode_response(header, body, frame.api_key, frame.api_version))
-
-
-#: Frames where Tansu breaks the protocol, so a strict decoder must refuse them:
-#: (api key, direction, version) -> the start of the DecodeError message expected.
-BROKER_VIOLATIONS = {
-    # a null ``Results`` array, which the spec does not allow to be null (Tansu answers
-    # DescribeUserScramCredentials as it answers CreateAcls, see docs/real-components.md)
-    (50, "response", 0): "DescribeUserScramCredentialsResponse.results: null in a non-nullable",
-}
-
-
-#: Requests where a client sends bytes after the body (Kafka's broker does not check for
-#: them; our framing is strict and refuses them): (client, api key, version) -> how many.
-#: Everything before them must still round-trip byte-exact.
-CLIENT_TRAILING_BYTES = {
-    # librdkafka 2.16's all-topics MetadataRequest v12 (list_topics): 3 bytes (01 00 00)
-    # after the body's tag section
-    ("librdkafka", 3, 12): 3,
-}
-
-
-def trailing_bytes(frame: Frame, pkg: ModuleType) -> int:
-    """How many bytes a known client quirk put after the body of this frame (0: none)."""
-    extra = CLIENT_TRAILING_BYTES.get((frame.client, frame.api_key, frame.api_version), 0)
-    if frame.dir != "request" or not extra:
-        return 0
-    try:
-        pkg.framing.decode_request(frame.data)
-        return 0
-    except pkg.errors.DecodeError as exc:
-        return extra if str(exc).startswith(f"{type_name(frame, pkg)}: {extra} trailing") else 0
-
-
-def type_name(frame: Frame, pkg: ModuleType) -> str:
-    entry = pkg.registry.API_KEYS[frame.api_key]
-    return str((entry.request if frame.dir == "request" else entry.response).__name__)
 
 
 def round_trip_problem(frame: Frame, pkg: ModuleType) -> str | None:
@@ -385,7 +298,7 @@ def models(name: str) -> dict[str, Any]:
 
 
 def test_agrees_with_kafka_python(packages: Any) -> None:
-    from tests.support.peers import KafkaPython, Unsupported
+    from bench.peers import KafkaPython, Unsupported
 
     peer = KafkaPython()
     compared: defaultdict[str, int] = defaultdict(int)

@@ -27,16 +27,21 @@ def _jsonable(value: Any) -> Any:
 
 
 class Speaker:
-    """One connection to broker ``node`` of ``cluster``:
+    """One connection to broker ``node`` of ``cluster`` (authenticated with ``sasl``):
     ``speaker(ApiKey.X, version=None, **fields)`` sends a request and returns the answer.
     Fields the release's request class does not have are left out (so one test speaks to
     every release)."""
 
-    def __init__(self, cluster: FakeCluster, node: int = 0) -> None:
+    def __init__(self, cluster: FakeCluster, node: int = 0, *, sasl: Any = None) -> None:
         self.cluster = cluster
         broker = cluster.state.brokers[node]
         self.registry = cluster.package.module("registry")
-        self.client = cluster.package.module("client").Client.connect(broker.host, broker.port)
+        client = cluster.package.module("client").Client
+        if sasl is None:
+            self.client = client.connect(broker.host, broker.port)
+        else:  # a mechanism of the package's ``sasl`` module, e.g. ``Plain(user, password)``
+            connection = cluster.package.module("connection").ClientConnection(sasl=sasl)
+            self.client = client.connect(broker.host, broker.port, connection)
         self.shapes = Shapes(cluster.package)
 
     def make(self, api_key: int, **fields: Any) -> Any:

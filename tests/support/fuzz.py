@@ -7,8 +7,8 @@ plus every captured frame in ``tests/golden/`` when that folder exists. Each cas
 one seed and decodes it. The contract under test: the only exception that escapes a
 decoder is the package's ``DecodeError``, with an ``offset`` inside the input and a
 non-empty field ``path``. And the two readers agree: generated readers are a fast path,
-and the runtime's checked reader (``_read.read_checked``, walking the plans) decodes the
-same bytes again whenever the fast path fails. So every case is also decoded by the
+and the runtime's checked reader (``_read_checked.read_checked``, walking the plans)
+decodes the same bytes again whenever the fast path fails. So every case is also decoded by the
 checked reader alone: where ``decode`` returns a value, the checked reader returns the
 same value (the same types, float bits and ``tags_on_wire``, all the way down); where
 ``decode`` raises a ``DecodeError``, the checked reader raises one with the same

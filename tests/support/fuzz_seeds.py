@@ -17,10 +17,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator, Sequence
 
+from bench.peers import struct_class
 from kafka_specgen.model import Field, FieldType, Message, Struct
 from kafka_specgen.wiretypes import INT_RANGES
 
-from tests.support.strategies import filled_instance, message_class, struct_class
+from tests.support.strategies import filled_instance, message_class
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
@@ -44,8 +45,8 @@ class Seed:
     error: type[BaseException]
     """The package's DecodeError: the only exception the decoder may raise."""
     checked: Decoder | None = None
-    """The same decode by the checked reader alone (``_read.read_checked``), which must
-    agree with ``decode``; None: no agreement check."""
+    """The same decode by the checked reader alone (``_read_checked.read_checked``), which
+    must agree with ``decode``; None: no agreement check."""
 
 
 def random_instance(cls: type, message: Message, version: int, rng: random.Random) -> Any:
@@ -209,9 +210,10 @@ def response_decoder(framing: ModuleType, api_key: int, version: int) -> Decoder
 
 
 def _runtime(cls: type) -> tuple[ModuleType, Any, type[BaseException]]:
-    """``(_read, the class's Codec, DecodeError)`` of the package that ``cls`` is from."""
+    """``(_read_checked, the class's Codec, DecodeError)`` of the package that ``cls`` is
+    from."""
     package = cls.__module__.rpartition(".")[0]
-    read = importlib.import_module(f"{package}._read")
+    read = importlib.import_module(f"{package}._read_checked")
     codec = importlib.import_module(f"{package}._codec").CODECS[cls]
     return read, codec, importlib.import_module(f"{package}.errors").DecodeError
 

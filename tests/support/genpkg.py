@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Sequence
 
 from kafka_specgen import history
-from kafka_specgen.library import BUNDLED_FACTS, generate_files, load_specs
-from kafka_specgen.format import cache_dir, compare_package, write_package
+from kafka_specgen.library import BUNDLED_FACTS, extracted_bundle, generate_files, load_specs
+from kafka_specgen.format import compare_package, write_package
 from kafka_specgen.model import Message
 from kafka_specgen.release_names import Release
 
@@ -23,25 +20,10 @@ SPECS = ROOT / "specs"
 GENERATED = ROOT / "generated"
 
 
-def bundled_corpora() -> Path:
-    """Every spec set of the tool's bundle as a folder (``history.extract``): written once
-    per bundle version into the cache folder, then reused."""
-    digest = hashlib.sha256(history.bundle_path().read_bytes()).hexdigest()[:16]
-    folder = cache_dir() / "kafka-specs" / digest
-    if not folder.is_dir():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="staging-", dir=folder.parent))
-        history.extract(staging)
-        try:
-            staging.rename(folder)
-        except OSError:  # another run got there first: its copy is the same
-            shutil.rmtree(staging, ignore_errors=True)
-    return folder
-
-
 #: Kafka's spec sets, one folder per set (``2.4.0/``, ..., ``trunk-2024-10/``,
-#: ``kafka-python-3.0.12/``): the tool's bundle, or ``KAFKA_SPECGEN_CORPORA`` if set.
-CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or bundled_corpora())
+#: ``kafka-python-3.0.12/``): the tool's bundle (``library.extracted_bundle``), or
+#: ``KAFKA_SPECGEN_CORPORA`` if set.
+CORPORA = Path(os.environ.get("KAFKA_SPECGEN_CORPORA") or extracted_bundle())
 
 _BEFORE_TRUNK = [str(r) for r in history.releases() if r < Release.parse("4.0")]
 #: Kafka's spec sets in the order they were cut: the releases oldest first, with

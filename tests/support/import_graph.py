@@ -65,12 +65,14 @@ def imports(package: Path) -> list[Import]:
     return sorted(set(found), key=lambda i: (i.importer, i.imported, i.line))
 
 
-def walk(tree: ast.AST) -> list[tuple[ast.AST, bool]]:
-    """Every import node, and whether it sits inside a function."""
+def walk(
+    tree: ast.AST, kinds: tuple[type[ast.AST], ...] = (ast.Import, ast.ImportFrom)
+) -> list[tuple[ast.AST, bool]]:
+    """Every node of ``kinds`` (imports), and whether it sits inside a function."""
     result: list[tuple[ast.AST, bool]] = []
 
     def visit(node: ast.AST, lazy: bool) -> None:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, kinds):
             result.append((node, lazy))
         inner = lazy or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         for child in ast.iter_child_nodes(node):
@@ -78,6 +80,39 @@ def walk(tree: ast.AST) -> list[tuple[ast.AST, bool]]:
 
     visit(tree, False)
     return result
+
+
+def imports_of(folder: Path, package: str) -> list[Import]:
+    """Every import of ``package`` or a module inside it by the modules of ``folder``:
+    ``import`` and ``from`` wherever they stand, and ``importlib.import_module`` or
+    ``__import__`` of a name written out."""
+    found: list[Import] = []
+    for name, path in module_names(folder).items():
+        is_package = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        targets: list[tuple[str, ast.AST, bool]] = []
+        for node, lazy in walk(tree, (ast.Import, ast.ImportFrom, ast.Call)):
+            if isinstance(node, ast.Import):
+                targets += [(alias.name, node, lazy) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = resolve(name, is_package, node.level, node.module)
+                targets += [(base, node, lazy)]
+            elif isinstance(node, ast.Call) and _imported_by_name(node) is not None:
+                targets += [(str(_imported_by_name(node)), node, lazy)]
+        for target, node, lazy in targets:
+            if target == package or target.startswith(package + "."):
+                found.append(Import(name, target, getattr(node, "lineno", 0), lazy))
+    return sorted(set(found), key=lambda i: (i.importer, i.imported, i.line))
+
+
+def _imported_by_name(call: ast.Call) -> str | None:
+    """The module ``importlib.import_module("...")`` or ``__import__("...")`` imports."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if called not in ("import_module", "__import__") or not call.args:
+        return None
+    first = call.args[0]
+    return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
 
 
 def resolve(importer: str, is_package: bool, level: int, module: str | None) -> str:

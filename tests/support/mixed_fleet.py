@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.tansu import free_port, start_tansu
+from bench.tansu import free_port, start_tansu
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"

@@ -22,7 +22,6 @@ Rules, for one struct at one version:
 from __future__ import annotations
 
 import importlib
-import sys
 import uuid
 from types import ModuleType
 from typing import Any, Callable
@@ -32,6 +31,8 @@ from hypothesis import strategies as st
 from kafka_specgen.model import Field, FieldType, Message, Struct
 from kafka_specgen.wiretypes import INT_RANGES
 from kafka_specgen.catalog import module_name
+
+from bench.peers import struct_class  # the peers' adapters find struct classes the same way
 
 MAX_LIST = 3
 MAX_TEXT = 20
@@ -58,12 +59,6 @@ def message_module(package: ModuleType | str, message: Message) -> ModuleType:
 def message_class(package: ModuleType | str, message: Message) -> type:
     """The generated class of ``message`` inside the generated ``package``."""
     return getattr(message_module(package, message), message.name)  # type: ignore[no-any-return]
-
-
-def struct_class(message_cls: type, message: Message, struct: Struct) -> type:
-    """The class of ``struct``: a module-level class beside ``message_cls``."""
-    module = sys.modules[message_cls.__module__]
-    return getattr(module, message.class_name(struct))  # type: ignore[no-any-return]
 
 
 def resolve(cls_or_lookup: Any, message: Message) -> type:

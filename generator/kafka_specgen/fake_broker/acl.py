@@ -87,7 +87,13 @@ SUPPORTED = {
         Operation.DESCRIBE_CONFIGS,
         Operation.ALTER_CONFIGS,
     ),
-    ResourceType.GROUP: (Operation.READ, Operation.DESCRIBE, Operation.DELETE),
+    ResourceType.GROUP: (
+        Operation.READ,
+        Operation.DESCRIBE,
+        Operation.DELETE,
+        Operation.DESCRIBE_CONFIGS,
+        Operation.ALTER_CONFIGS,
+    ),
     ResourceType.CLUSTER: (
         Operation.CREATE,
         Operation.CLUSTER_ACTION,

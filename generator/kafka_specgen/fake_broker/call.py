@@ -71,3 +71,13 @@ class Call:
 
     def has(self, cls: type, attr: str) -> bool:
         return self.shapes.has(cls, attr, self.names)
+
+    # --- for handlers that check ACLs on what they find (a share session's partitions) ----
+
+    def permits(self, operation: int, resource_type: int, name: str) -> bool:
+        """Whether the principal may do ``operation`` on the resource (always, when the
+        cluster enforces no ACLs)."""
+        authorizer = self.state.authorizer
+        return authorizer is None or authorizer.authorize(
+            self.principal, self.client_host, operation, resource_type, name
+        )

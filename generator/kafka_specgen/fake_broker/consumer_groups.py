@@ -295,6 +295,7 @@ def _update(member: ModernMember, call: Call, req: HeartbeatIn) -> bool:
     if req.server_assignor is not None:
         member.server_assignor = req.server_assignor
     member.client_id, member.client_host = call.client_id or "", call.client_host
+    member.principal = call.principal
     changed = False
     if req.subscribed_topic_names is not None:
         names = tuple(sorted(set(req.subscribed_topic_names)))

@@ -271,6 +271,13 @@ def split(call: Call, level: Level, decide: Decide, answer: Answer) -> Any:
     return after(response, lambda r: _merge(call, level, r, refused))
 
 
+def echo(call: Call, level: Level, code: int) -> Any:
+    """The API's response with every item of the request answered with ``code`` and the
+    handler not run, as Kafka's ``getErrorResponse`` lists them."""
+    _, refused = _split(call, call.request, level, lambda path: code, ())
+    return _merge(call, level, make(call, call.response, BLANK), refused)
+
+
 def after(response: Any, change: Callable[[Any], Any]) -> Any:
     """``change(response)``, or once a waiting answer is ready (None and the other
     sentinels, such as ``DISCONNECT``, pass unchanged)."""

@@ -37,6 +37,8 @@ class ModernMember:
     rack_id: str | None = None
     client_id: str = ""
     client_host: str = ""
+    principal: str = "User:ANONYMOUS"
+    """Who sent its last heartbeat: its regex matches the topics that one may describe."""
     rebalance_timeout_ms: int = -1
     subscribed_topic_names: tuple[str, ...] = ()
     subscribed_topic_regex: str | None = None

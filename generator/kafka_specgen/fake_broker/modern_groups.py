@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from .acl import Operation, ResourceType
 from .assignors import Assignor
 from .call import Call
 from .errors import ErrorCode
@@ -72,12 +73,24 @@ def validate_regex(pattern: str) -> TopicRegex:
 
 
 def member_topics(state: ClusterState, member: ModernMember) -> tuple[str, ...]:
-    """The topic names a member subscribes to: its names, and those its regex matches."""
+    """The topic names a member subscribes to: its names, and those its regex matches that
+    it may describe (apache/kafka ``TopicRegexResolver``)."""
     names = set(member.subscribed_topic_names)
     if member.subscribed_topic_regex:
         regex = validate_regex(member.subscribed_topic_regex)
-        names.update(t for t in state.topics if t not in INTERNAL_TOPICS and regex.matches(t))
+        names.update(
+            t
+            for t in state.topics
+            if t not in INTERNAL_TOPICS and regex.matches(t) and _describable(state, member, t)
+        )
     return tuple(sorted(names))
+
+
+def _describable(state: ClusterState, member: ModernMember, topic: str) -> bool:
+    authorizer = state.authorizer
+    return authorizer is None or authorizer.authorize(
+        member.principal, member.client_host, Operation.DESCRIBE, ResourceType.TOPIC, topic
+    )
 
 
 def subscribed_topics(state: ClusterState, modern: ModernGroup) -> dict[str, tuple[uuid.UUID, int]]:

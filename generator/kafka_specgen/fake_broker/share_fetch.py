@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import clock
+from .acl import Operation, ResourceType
 from ..api_keys import ApiKey
 from .call import Call
 from .configs import group_setting
@@ -252,6 +253,13 @@ def _log(call: Call, key: Key) -> PartitionLog | None:
     return topic.partitions[key[1]]
 
 
+def _readable(call: Call, key: Key) -> bool:
+    """Whether the principal may READ the partition's topic (apache/kafka ``KafkaApis``
+    checks every partition of the share session, those of earlier requests too)."""
+    topic = call.state.topic_by_id(key[0])
+    return topic is not None and call.permits(Operation.READ, ResourceType.TOPIC, topic.name)
+
+
 def _share(
     call: Call, modern: ModernGroup, group_id: str, key: Key, log: PartitionLog
 ) -> SharePartition:
@@ -289,6 +297,9 @@ def _acknowledge(
             log = _log(call, key)
             if log is None:
                 outcome.ack_error = ErrorCode.UNKNOWN_TOPIC_ID
+                continue
+            if not _readable(call, key):
+                outcome.ack_error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
                 continue
             outcome.leader = log.leader
             if log.leader != call.node.node_id:
@@ -354,6 +365,9 @@ def _acquire(
         log = _log(call, key)
         if log is None:
             outcome.error = ErrorCode.UNKNOWN_TOPIC_ID
+            continue
+        if not _readable(call, key):
+            outcome.error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             continue
         outcome.leader = log.leader
         if log.leader != call.node.node_id:

@@ -18,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import io
+import sys
 import uuid
 from typing import Any
 
 from kafka_specgen.model import Field, FieldType, Message, Struct
-
-from tests.support.strategies import struct_class
 
 ZERO_UUID = uuid.UUID(int=0)
 
@@ -37,6 +36,12 @@ class Inexpressible(Exception):
 
 
 # --- helpers on our side -------------------------------------------------------------------
+
+
+def struct_class(message_cls: type, message: Message, struct: Struct) -> type:
+    """The class of ``struct``: a module-level class beside ``message_cls``."""
+    module = sys.modules[message_cls.__module__]
+    return getattr(module, message.class_name(struct))  # type: ignore[no-any-return]
 
 
 def default_of(cls: type, attr: str) -> Any:
