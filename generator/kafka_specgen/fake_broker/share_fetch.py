@@ -260,6 +260,20 @@ def _readable(call: Call, key: Key) -> bool:
     return topic is not None and call.permits(Operation.READ, ResourceType.TOPIC, topic.name)
 
 
+def _served(call: Call, key: Key, outcome: Outcome) -> tuple[PartitionLog | None, ErrorCode]:
+    """The partition's log when this broker leads it and the principal may read it, else
+    None and the error; the leader found is noted in ``outcome`` for the client."""
+    log = _log(call, key)
+    if log is None:
+        return None, ErrorCode.UNKNOWN_TOPIC_ID
+    if not _readable(call, key):
+        return None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+    outcome.leader = log.leader
+    if log.leader != call.node.node_id:
+        return None, ErrorCode.NOT_LEADER_OR_FOLLOWER
+    return log, ErrorCode.NONE
+
+
 def _share(
     call: Call, modern: ModernGroup, group_id: str, key: Key, log: PartitionLog
 ) -> SharePartition:
@@ -294,16 +308,9 @@ def _acknowledge(
             outcome = outcomes.setdefault(key, Outcome())
             if not p.acknowledgement_batches:
                 continue
-            log = _log(call, key)
+            log, error = _served(call, key, outcome)
             if log is None:
-                outcome.ack_error = ErrorCode.UNKNOWN_TOPIC_ID
-                continue
-            if not _readable(call, key):
-                outcome.ack_error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-                continue
-            outcome.leader = log.leader
-            if log.leader != call.node.node_id:
-                outcome.ack_error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                outcome.ack_error = error
                 continue
             share = _share(call, modern, group_id, key, log)
             for batch in p.acknowledgement_batches:
@@ -362,16 +369,9 @@ def _acquire(
     size = taken = 0
     for key in partitions:
         outcome = outcomes.setdefault(key, Outcome())
-        log = _log(call, key)
+        log, error = _served(call, key, outcome)
         if log is None:
-            outcome.error = ErrorCode.UNKNOWN_TOPIC_ID
-            continue
-        if not _readable(call, key):
-            outcome.error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            continue
-        outcome.leader = log.leader
-        if log.leader != call.node.node_id:
-            outcome.error = ErrorCode.NOT_LEADER_OR_FOLLOWER
+            outcome.error = error
             continue
         if taken >= wanted or size >= budget:
             continue
